@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Install the Debian packages burstgate builds against, when missing.
+# As root: apt-get installs them. Otherwise: one line naming what to install, exit 1.
+set -euo pipefail
+
+# package : why
+pkgs=(
+  g++              # C++20 model, simulator, host; C11 firmware
+  cmake            # C++ build
+  ninja-build      # C++ build backend
+  python3-venv     # the project's .venv
+  python3-dev      # nanobind binding headers
+  libgtest-dev     # C++ unit tests
+  libbenchmark-dev # make bench
+  libxrt-dev       # XrtDevice (Alveo engine)
+  make
+)
+names=()
+for line in "${pkgs[@]}"; do names+=("${line%% *}"); done
+
+missing=()
+for p in "${names[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "burstgate: missing Debian packages; run: sudo apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi
+echo "burstgate: installing Debian packages: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${missing[@]}"
