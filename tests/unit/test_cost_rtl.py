@@ -1,0 +1,155 @@
+"""amaranth.sim tests of the cost estimator against the C++ reference model.
+
+Fast and directed; the 100k-descriptor Verilator run is tests/cocotb/cost_estimator.
+"""
+
+import random
+
+import pytest
+from amaranth.sim import Simulator
+
+from burstgate.cost import CostEstimator
+from burstgate.regmap import C, REGMAP
+from burstgate.sim import StreamPattern, stream_get, stream_put
+
+COST = REGMAP.block("COST")
+BASE = COST.base
+FACTOR = COST.register("FACTOR").offset
+SIZE_LO = COST.register("SIZE_LO").offset
+TABLE_BASE = COST.register("TABLE_BASE").offset
+TABLE_SLOPE = COST.register("TABLE_SLOPE").offset
+DIMS = C["COST_DIMS"]
+
+
+def entry(product, write, size_class):
+    return (product * 2 + write) * C["SIZE_CLASSES"] + size_class
+
+
+async def bus_write(ctx, bus, offset, value):
+    ctx.set(bus.addr, offset)
+    ctx.set(bus.w_data, value)
+    ctx.set(bus.w_en, 1)
+    await ctx.tick()
+    ctx.set(bus.w_en, 0)
+
+
+async def bus_read(ctx, bus, offset):
+    ctx.set(bus.addr, offset)
+    ctx.set(bus.r_en, 1)
+    await ctx.tick()
+    ctx.set(bus.r_en, 0)
+    return ctx.get(bus.r_data)
+
+
+def run(dut, testbenches, vcd=None):
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    for tb in testbenches:
+        sim.add_testbench(tb)
+    sim.run()
+
+
+def test_registers_reset_mask_and_unmapped(bg_model):
+    dut = CostEstimator()
+    model = bg_model.CostEstimator()
+    probes = [FACTOR + 4 * d for d in range(DIMS)] + [SIZE_LO + 4 * j for j in range(C["SIZE_CLASSES"] - 1)]
+    probes += [TABLE_BASE, TABLE_BASE + 4 * 255, TABLE_SLOPE + 4 * 17, 0x40, 0x1ffc, 0x1800]
+
+    async def tb(ctx):
+        for offset in probes:
+            assert await bus_read(ctx, dut.bus, offset) == model.read(BASE + offset), hex(offset)
+        # Every register keeps only its implemented bits; unmapped addresses stay 0.
+        for offset in probes:
+            await bus_write(ctx, dut.bus, offset, 0xFFFF_FFFF)
+            model.write(BASE + offset, 0xFFFF_FFFF)
+        for offset in probes:
+            assert await bus_read(ctx, dut.bus, offset) == model.read(BASE + offset), hex(offset)
+        assert await bus_read(ctx, dut.bus, FACTOR) == 0xFFFF
+        assert await bus_read(ctx, dut.bus, TABLE_SLOPE + 4 * 17) == 0xFF_FFFF
+        assert await bus_read(ctx, dut.bus, 0x40) == 0
+
+    run(dut, [tb])
+
+
+def test_directed_costs():
+    """Hand-computed: entry (product 1, write, class 1 = [4 KiB, 8 KiB))."""
+    dut = CostEstimator()
+    e = entry(1, 1, 1)
+    bases = [1800, 4096 + 64, 64, 4096]
+    slopes = [35, 1024, 0, 1024]
+    results = []
+
+    async def tb(ctx):
+        for d in range(DIMS):
+            await bus_write(ctx, dut.bus, TABLE_BASE + 4 * (e * 4 + d), bases[d])
+            await bus_write(ctx, dut.bus, TABLE_SLOPE + 4 * (e * 4 + d), slopes[d])
+        await bus_write(ctx, dut.bus, FACTOR, 2 << 12)           # cpu × 2.0
+        await bus_write(ctx, dut.bus, FACTOR + 12, (3 << 12) // 4)  # swlimit × 0.75
+        for size in (4096, 4096 + 1000, 8191):
+            await stream_put(ctx, dut.i, {"product": 1, "write": 1, "size": size, "tag": size & 0xFFFF})
+            results.append(await stream_get(ctx, dut.o))
+
+    run(dut, [tb])
+    # size 5096: delta 1000 → cpu (1800 + 1000*35>>10 = 1800 + 34) × 2 = 3668
+    #                         ingress 4160 + 1000 = 5160; egress 64; swlimit (4096 + 1000) × 0.75 = 3822
+    costs = [[int(r.cost[d]) for d in range(DIMS)] for r in results]
+    assert costs[0] == [3600, 4160, 64, 3072]
+    assert costs[1] == [3668, 5160, 64, 3822]
+    assert costs[2] == [(1800 + (4095 * 35 >> 10)) * 2, 4160 + 4095, 64, ((4096 + 4095) * 3072) >> 12]
+    assert [int(r.desc.tag) for r in results] == [4096, 5096, 8191]
+
+
+def random_config(rng):
+    """Register writes that exercise every class, saturation, and unusual bounds."""
+    writes = []
+    for d in range(DIMS):
+        writes.append((FACTOR + 4 * d, rng.choice([0, 1, 4096, 0xFFFF, rng.getrandbits(16)])))
+    bounds = sorted(rng.getrandbits(rng.choice([12, 18, 24])) for _ in range(C["SIZE_CLASSES"] - 1))
+    if rng.random() < 0.2:
+        rng.shuffle(bounds)   # non-ascending bounds are still well-defined
+    writes += [(SIZE_LO + 4 * j, b) for j, b in enumerate(bounds)]
+    for i in range(256):
+        writes.append((TABLE_BASE + 4 * i, rng.getrandbits(rng.choice([8, 16, 32]))))
+        writes.append((TABLE_SLOPE + 4 * i, rng.getrandbits(rng.choice([4, 12, 24]))))
+    return writes
+
+
+def random_descriptor(rng, bounds=()):
+    if bounds and rng.random() < 0.3:
+        size = min(max(rng.choice(bounds) + rng.choice([-1, 0, 1]), 0), (1 << C["SIZE_BITS"]) - 1)
+    else:
+        size = rng.getrandbits(rng.choice([9, 13, 17, 24]))
+    return {"tag": rng.getrandbits(16), "tenant": rng.getrandbits(10), "queue": rng.getrandbits(4),
+            "product": rng.getrandbits(2), "write": rng.getrandbits(1), "size": size,
+            "segment": rng.getrandbits(16)}
+
+
+@pytest.mark.parametrize("source,sink", [("always", "always"), ("random", "random"), ("bursty", "always"),
+                                         ("always", "bursty")])
+def test_random_against_model(bg_model, source, sink):
+    rng = random.Random(f"{source}-{sink}")
+    dut = CostEstimator()
+    model = bg_model.CostEstimator()
+    writes = random_config(rng)
+    for offset, value in writes:
+        model.write(BASE + offset, value)
+    bounds = [model.read(BASE + SIZE_LO + 4 * j) for j in range(C["SIZE_CLASSES"] - 1)]
+    descs = [random_descriptor(rng, bounds) for _ in range(600)]
+    src, snk = StreamPattern(source, seed=1), StreamPattern(sink, seed=2)
+    got = []
+
+    async def producer(ctx):
+        for offset, value in writes:
+            await bus_write(ctx, dut.bus, offset, value)
+        for desc in descs:
+            await stream_put(ctx, dut.i, desc, pattern=src)
+
+    async def consumer(ctx):
+        for _ in descs:
+            got.append(await stream_get(ctx, dut.o, pattern=snk))
+
+    run(dut, [producer, consumer])
+    for desc, out in zip(descs, got):
+        expected = model.estimate(desc["product"], bool(desc["write"]), desc["size"])
+        assert int(out.desc.tag) == desc["tag"] and int(out.desc.size) == desc["size"]
+        assert tuple(int(out.cost[d]) for d in range(DIMS)) == tuple(expected), desc
