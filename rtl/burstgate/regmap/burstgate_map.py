@@ -72,7 +72,8 @@ _COST = Block(
                      "unit a table is fitted in (e.g. milli-VOPs for a Libra curve)."),
         Register("TABLE_SLOPE", 0x1400, C["TABLE_SLOPE_BITS"], count=_ENTRIES * _DIMS, storage="external",
                  doc="Cost added per KiB above the class's lower bound, index e*4 + d "
-                     "(floor of (size - lo) * slope / 1024)."),
+                     "(floor of (size - lo) * slope / 1024). TABLE_BASE and TABLE_SLOPE are block "
+                     "RAM: zero at configuration, not cleared by reset."),
     ))
 
 REGMAP = RegisterMap(
