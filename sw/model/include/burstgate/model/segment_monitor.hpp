@@ -1,0 +1,79 @@
+// Segment-level I/O rate monitor (seed 002 §4.2): a segment is hot in an interval once its
+// I/O count in that interval exceeds R, and stays hot until N whole intervals have passed
+// without exceeding R.
+//
+// Hardware shape: one 56-bit RAM entry per segment (64K deep), one read-modify-write per
+// I/O, no sweep at the interval tick. Each entry remembers the interval of its last update;
+// an I/O that finds an older stamp first rolls the entry forward lazily:
+//
+//   entry = {stamp: u32, count: u16, hold: u8}, all zero at reset (= steady, never seen)
+//   on I/O to segment s in interval t (u32, wraps modulo 2^32):
+//     e = ram[s]
+//     if e.stamp != t:                       // first I/O of s in interval t
+//         elapsed = t - e.stamp  (mod 2^32)
+//         e.hold  = e.hold > elapsed ? e.hold - elapsed : 0
+//         e.count = 0
+//         e.stamp = t
+//     e.count = min(e.count + 1, 65535)
+//     if e.count > R: e.hold = N + 1
+//     hot = e.hold != 0
+//     ram[s] = e
+//
+// hold = N + 1 in the hot interval h, so at interval h + k it is N + 1 - k: hot for k <= N,
+// steady from interval h + N + 1 on, i.e. after N intervals that did not exceed R ("below R"
+// means count <= R). The I/O is counted before it is classified and whether or not it is
+// admitted: hotness measures demand, and counting only admitted I/Os would let a throttled
+// hot segment look steady. R = 65535 disables hot marking; N <= 254 fits hold in 8 bits. A
+// segment idle for exactly a multiple of 2^32 intervals aliases its stamp (136 years at 1 ms).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "burstgate/regs.h"
+
+namespace bg {
+
+struct SegmentEntry {
+    std::uint32_t stamp = 0;
+    std::uint16_t count = 0;
+    std::uint8_t hold = 0;
+};
+
+class SegmentMonitor {
+public:
+    static constexpr std::uint32_t kSegments = 1u << BG_SEGMENT_BITS;
+    static constexpr std::uint32_t kMaxSteadyIntervals = 254;
+
+    // Throws std::invalid_argument when steady_intervals > kMaxSteadyIntervals.
+    SegmentMonitor(std::uint16_t hot_threshold, std::uint32_t steady_intervals);
+
+    // The per-I/O read-modify-write; returns whether the segment is hot for this I/O.
+    bool on_io(std::uint16_t segment);
+    // Whether the segment is hot now, before any further I/O (no state change).
+    bool is_hot(std::uint16_t segment) const;
+
+    // The interval tick: later I/Os belong to the next interval. O(1).
+    void tick() { ++interval_; }
+    std::uint32_t interval() const { return interval_; }
+
+    std::uint16_t hot_threshold() const { return threshold_; }
+    std::uint32_t steady_intervals() const { return steady_; }
+    // Register writes; take effect for later I/Os (a hold already set keeps its length).
+    void set_hot_threshold(std::uint16_t r) { threshold_ = r; }
+    void set_steady_intervals(std::uint32_t n);
+
+    const SegmentEntry& entry(std::uint16_t segment) const { return ram_[segment]; }
+
+    // R in I/Os per interval from the scenario's per-segment IOPS threshold. Exact: a count
+    // exceeds iops * T / 1e6 iff it exceeds its floor. Saturates at 65535 (never hot).
+    static std::uint16_t threshold_from_iops(std::uint64_t iops, std::uint32_t interval_us);
+
+private:
+    std::uint16_t threshold_;
+    std::uint32_t steady_;
+    std::uint32_t interval_ = 0;
+    std::vector<SegmentEntry> ram_;
+};
+
+}  // namespace bg

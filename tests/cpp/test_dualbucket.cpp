@@ -1,0 +1,355 @@
+// Dual-bucket throttling: equations (1)-(2) against the Figure 6 setting, the firmware's
+// cheque target and refill rule, and the per-I/O admission under a hot-segment burst.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "burstgate/dualbucket.h"
+#include "burstgate/latency_hist.h"
+#include "burstgate/model/dual_bucket.hpp"
+
+namespace {
+
+constexpr uint32_t kT = 10000;    // interval T in us (the paper's 10 ms)
+constexpr uint32_t kMu = 2130;    // Mbps, Figure 6
+constexpr uint32_t kSwBytes = kMu * kT / 8;  // S[swlimit] = mu * T in bytes: 2 662 500
+
+const double kL95 = -std::log(1.0 - 0.95);
+
+bg_db_config fig6_config()
+{
+    bg_db_config c{};
+    c.main_size = bg_vec{{20000000u, 125000000u, 125000000u, kSwBytes}};
+    c.cheque_share_q16 = 13107;  // 0.2
+    c.alpha = 8000;
+    c.pct_ppm = 950000;
+    c.headroom_mbps = 330;
+    c.mu_mbps = kMu;
+    c.interval_us = kT;
+    c.min_samples = 1;
+    c.hist_mode = BG_LH_INTERP;
+    return c;
+}
+
+double delta_ref(uint32_t wp_ns)
+{
+    return std::max(0.0, 8000.0 * kL95 / (wp_ns / 1000.0) - 330.0);
+}
+
+TEST(DualBucketFw, Figure6PredictAndInvert)
+{
+    const bg_db_config c = fig6_config();
+    for (uint32_t background : {300u, 600u}) {
+        const uint32_t residual = kMu - background;
+        const uint32_t w = bg_db_predict_wp_ns(&c, residual);
+        const double w_ref = 8000.0 * kL95 / residual * 1000.0;  // 13096.1 / 15663.9 ns
+        EXPECT_NEAR(w, w_ref, 1.0) << background;
+        // Invert: the residual capacity minus h_p, within 0.5 Mbps.
+        const double delta = bg_db_delta_q16(&c, w) / 65536.0;
+        EXPECT_NEAR(delta, residual - 330.0, 0.5) << background;
+    }
+    EXPECT_EQ(bg_db_predict_wp_ns(&c, 1830), 13096u);
+    EXPECT_EQ(bg_db_predict_wp_ns(&c, 1530), 15664u);
+
+    // The paper's use of (1): P95 over a short window predicts the P99999 tail.
+    bg_db_config tail = c;
+    tail.pct_ppm = 999990;
+    const uint32_t w5 = bg_db_predict_wp_ns(&tail, 1830);
+    EXPECT_NEAR(w5, 8000.0 * std::log(1e5) / 1830 * 1000.0, 1.0);
+    EXPECT_NEAR(double(w5) / bg_db_predict_wp_ns(&c, 1830), std::log(1e5) / kL95, 1e-4);
+}
+
+TEST(DualBucketFw, LnTableAndConfigErrors)
+{
+    for (uint32_t p : {500000u, 900000u, 950000u, 990000u, 999000u, 999900u, 999990u}) {
+        const double exact = -std::log(1.0 - p / 1e6) * 65536.0;
+        EXPECT_LE(std::fabs(bg_db_ln_q16(p) - exact), 0.5) << p;
+    }
+    EXPECT_EQ(bg_db_ln_q16(960000), 0u);
+
+    bg_db_config c = fig6_config();
+    EXPECT_EQ(bg_db_config_error(&c), nullptr);
+    c.pct_ppm = 960000;
+    EXPECT_STREQ(bg_db_config_error(&c), "percentile");
+    c = fig6_config();
+    c.mu_mbps = 0;
+    EXPECT_STREQ(bg_db_config_error(&c), "mu_mbps");
+    c = fig6_config();
+    c.cheque_share_q16 = 65537;
+    EXPECT_STREQ(bg_db_config_error(&c), "cheque_share");
+
+    bg_db_config bad = fig6_config();
+    bad.alpha = 0;
+    try {
+        bg::DualBucket db({bad, 20, 3});
+        FAIL() << "accepted alpha = 0";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("dualbucket.alpha"), std::string::npos);
+    }
+}
+
+TEST(DualBucketFw, DeltaClamps)
+{
+    const bg_db_config c = fig6_config();
+    EXPECT_EQ(bg_db_delta_q16(&c, UINT32_MAX), 0u);        // saturated SA: nothing spare
+    EXPECT_EQ(bg_db_delta_q16(&c, 1), uint64_t{kMu} << 16);  // idle SA: at most mu
+    EXPECT_EQ(bg_db_delta_q16(&c, 0), uint64_t{kMu} << 16);
+    // Residual exactly h_p: delta 0, not negative.
+    const uint32_t w_at_h = static_cast<uint32_t>(std::ceil(8000.0 * kL95 / 330.0 * 1000.0));
+    EXPECT_EQ(bg_db_delta_q16(&c, w_at_h), 0u);
+}
+
+TEST(DualBucketFw, ChequeTargetTracksDeltaT)
+{
+    const bg_db_config c = fig6_config();
+    bg_vec cap;
+    bg_db_cheque_cap(&c, &cap);
+    EXPECT_EQ(cap.d[BG_DIM_SWLIMIT], uint32_t(uint64_t{kSwBytes} * 13107 >> 16));
+    for (uint32_t residual = 350; residual <= 2130; residual += 50) {
+        const uint32_t w = bg_db_predict_wp_ns(&c, residual);
+        const uint64_t dq = bg_db_delta_q16(&c, w);
+        const double delta = delta_ref(w);
+        // delta * T in bytes, Mbps * us = bits.
+        // Tolerance: L_p's Q16 rounding (< 2e-6 of the residual alpha*L_p/w_p = delta + h_p)
+        // plus the floors.
+        const double want = delta * kT / 8.0;
+        const double tol = 2e-6 * (delta + 330.0) * kT / 8.0 + 1.0;
+        EXPECT_NEAR(double(bg_db_delta_bytes(&c, dq)), want, tol) << residual;
+        bg_vec t;
+        bg_db_target(&c, dq, &t);
+        const double want_sw = std::min(delta * kT / 8.0, double(cap.d[BG_DIM_SWLIMIT]));
+        EXPECT_NEAR(double(t.d[BG_DIM_SWLIMIT]), want_sw, tol + kSwBytes / 65536.0) << residual;
+        // Other dimensions get the same share delta / mu of their issuance.
+        const double share = std::min(delta / kMu, 0.2);
+        EXPECT_NEAR(double(t.d[BG_DIM_CPU]), share * 20000000.0, 40 + 20000000.0 / 65536.0 + 1.0);
+        for (unsigned d = 0; d < BG_COST_DIMS; d++)
+            EXPECT_LE(t.d[d], cap.d[d]);
+    }
+}
+
+TEST(DualBucketFw, RefillRule)
+{
+    const bg_db_config c = fig6_config();
+    bg_db_state st;
+    bg_db_init(&st, &c);
+    EXPECT_EQ(st.main.d[BG_DIM_SWLIMIT], kSwBytes);
+    bg_vec cap;
+    bg_db_cheque_cap(&c, &cap);
+    EXPECT_EQ(st.cheque.d[BG_DIM_SWLIMIT], cap.d[BG_DIM_SWLIMIT]);
+
+    // Undrawn cheque below a grown target: main pays only the shortfall.
+    st.target.d[BG_DIM_SWLIMIT] = 400000;
+    st.cheque.d[BG_DIM_SWLIMIT] = 300000;
+    st.main.d[BG_DIM_SWLIMIT] = 17;
+    bg_db_refill(&st, &c, false);
+    EXPECT_EQ(st.main.d[BG_DIM_SWLIMIT], kSwBytes - 100000);
+    EXPECT_EQ(st.cheque.d[BG_DIM_SWLIMIT], 400000u);
+
+    // Unused cheque above a shrunk target: trimmed, main full.
+    st.target.d[BG_DIM_SWLIMIT] = 250000;
+    bg_db_refill(&st, &c, false);
+    EXPECT_EQ(st.main.d[BG_DIM_SWLIMIT], kSwBytes);
+    EXPECT_EQ(st.cheque.d[BG_DIM_SWLIMIT], 250000u);
+
+    // Drawn: the whole cheque is paid from this interval's issuance, leftovers or not.
+    st.cheque.d[BG_DIM_SWLIMIT] = 200000;
+    bg_db_refill(&st, &c, true);
+    EXPECT_EQ(st.main.d[BG_DIM_SWLIMIT], kSwBytes - 250000);
+    EXPECT_EQ(st.cheque.d[BG_DIM_SWLIMIT], 250000u);
+}
+
+bg_lhist histogram(uint32_t fast, uint32_t slow_count, uint32_t slow_ns)
+{
+    bg_lhist h;
+    bg_lh_clear(&h);
+    for (uint32_t i = 0; i < fast; i++)
+        bg_lh_record(&h, 500);
+    for (uint32_t i = 0; i < slow_count; i++)
+        bg_lh_record(&h, slow_ns);
+    return h;
+}
+
+TEST(DualBucketFw, UpdateFromHistogram)
+{
+    const bg_db_config c = fig6_config();
+    bg_db_state st;
+    bg_db_init(&st, &c);
+
+    // Exponential SA delays at 300 Mbps background load: delta ~ 1830 - 330 = 1500 Mbps,
+    // capped by the cheque share.
+    const double mean_ns = 8000.0 / 1830.0 * 1000.0;
+    bg_lhist h;
+    bg_lh_clear(&h);
+    for (int i = 0; i < 20000; i++)
+        bg_lh_record(&h, static_cast<uint32_t>(-std::log(1.0 - (i + 0.5) / 20000) * mean_ns));
+    bg_db_update(&st, &c, &h);
+    EXPECT_NEAR(st.delta_q16 / 65536.0, 1500.0, 75.0);  // 5 %: histogram resolution
+    bg_vec cap;
+    bg_db_cheque_cap(&c, &cap);
+    EXPECT_EQ(st.target.d[BG_DIM_SWLIMIT], cap.d[BG_DIM_SWLIMIT]);
+
+    // A congested interval: P95 = 70997 ns gives delta ~ 7.6 Mbps.
+    bg_lhist slow = histogram(94, 6, 80000);
+    bg_db_update(&st, &c, &slow);
+    EXPECT_EQ(st.wp_ns, 70997u);
+    EXPECT_NEAR(st.delta_q16 / 65536.0, delta_ref(70997), 0.01);
+    const bg_vec before = st.target;
+
+    // Too few samples: hold.
+    bg_db_config strict = c;
+    strict.min_samples = 200;
+    const bg_lhist other = histogram(94, 6, 40000);
+    bg_db_update(&st, &strict, &other);
+    EXPECT_EQ(st.wp_ns, 70997u);
+    EXPECT_EQ(st.target.d[BG_DIM_SWLIMIT], before.d[BG_DIM_SWLIMIT]);
+    bg_lhist empty;
+    bg_lh_clear(&empty);
+    bg_db_update(&st, &c, &empty);
+    EXPECT_EQ(st.wp_ns, 70997u);
+}
+
+// ---- the model under a burst ----------------------------------------------------------
+
+constexpr uint16_t kSegs = 100;
+constexpr uint16_t kHotSegs = 20;
+constexpr uint16_t kR = 20;
+constexpr uint32_t kN = 3;
+const bg_vec kIo{{2000, 0, 4096, 4096}};  // a 4 KiB write
+
+struct Interval {
+    uint64_t steady_main = 0, steady_cheque = 0, steady_deferred = 0;
+    uint64_t hot_main = 0, hot_cheque = 0, hot_deferred = 0;
+};
+
+// Burst: 1.5 x the main bucket's worth of I/Os, 80 % of them on 20 % of the segments,
+// interleaved 4 hot : 1 steady. Calm: 400 I/Os spread evenly, 4 per segment.
+Interval run_interval(bg::DualBucket& db, bool burst)
+{
+    Interval r;
+    const int n = burst ? 975 : 400;
+    int hot_i = 0, steady_i = 0;
+    for (int i = 0; i < n; i++) {
+        uint16_t seg;
+        bool hot_seg;
+        if (!burst) {
+            seg = static_cast<uint16_t>(i % kSegs);
+            hot_seg = seg < kHotSegs;
+        } else if (i % 5 != 4) {
+            seg = static_cast<uint16_t>(hot_i++ % kHotSegs);
+            hot_seg = true;
+        } else {
+            seg = static_cast<uint16_t>(kHotSegs + steady_i++ % (kSegs - kHotSegs));
+            hot_seg = false;
+        }
+        const bg::DbDecision d = db.admit(seg, kIo);
+        if (d.source == bg::DbSource::Cheque) {
+            EXPECT_FALSE(d.hot) << "a hot segment drew a cheque";
+        }
+        EXPECT_EQ(d.hot, db.monitor().is_hot(seg));
+        uint64_t* slot[2][3] = {{&r.steady_main, &r.steady_cheque, &r.steady_deferred},
+                                {&r.hot_main, &r.hot_cheque, &r.hot_deferred}};
+        ++*slot[hot_seg][static_cast<int>(d.source)];
+    }
+    return r;
+}
+
+TEST(DualBucketModel, HotBurstSteadySegmentsUseCheque)
+{
+    bg::DualBucket db({fig6_config(), kR, kN});
+    // P95 = 32768 + ceil(16384/6) - 1 = 35498 ns: delta ~ 345 Mbps, a cheque below its cap.
+    const bg_lhist window = histogram(94, 6, 40000);
+    ASSERT_EQ(bg_lh_percentile(&window, 950000, BG_LH_INTERP), 35498u);
+    const double want_target = delta_ref(35498) / kMu * kSwBytes;
+
+    bool prev_overdrawn = false;
+    for (uint32_t k = 0; k < 20; k++) {
+        const bool burst = k >= 3 && k < 10;
+        const bg_vec target_before = db.buckets().target;
+        const Interval r = run_interval(db, burst);
+        db.tick(window);
+        const bg::DbCounters& last = db.last_interval();
+
+        // The cheque was refilled with the target latched at the previous tick ...
+        EXPECT_EQ(db.buckets().cheque.d[BG_DIM_SWLIMIT], target_before.d[BG_DIM_SWLIMIT]);
+        // ... and the new target is delta_p * T from this interval's P95.
+        EXPECT_NEAR(double(db.buckets().target.d[BG_DIM_SWLIMIT]), want_target,
+                    kSwBytes / 65536.0 + 2.0);
+
+        const uint64_t spent = last.spent.d[BG_DIM_SWLIMIT];
+        const bool overdrawn = spent > kSwBytes;
+        EXPECT_FALSE(overdrawn && prev_overdrawn) << "overdraw in two intervals, k=" << k;
+        prev_overdrawn = overdrawn;
+        if (k == 3) {
+            EXPECT_TRUE(overdrawn) << "first burst interval draws the full main and the cheque";
+            EXPECT_LE(spent, uint64_t{kSwBytes} + target_before.d[BG_DIM_SWLIMIT]);
+        } else {
+            EXPECT_FALSE(overdrawn) << k;
+        }
+
+        if (burst) {
+            EXPECT_GT(r.steady_cheque, 0u) << k;
+            EXPECT_EQ(r.steady_deferred, 0u) << k;
+            EXPECT_EQ(r.hot_cheque, 0u) << k;
+            EXPECT_GT(r.hot_deferred, 0u) << k;
+            EXPECT_EQ(last.deferred, r.hot_deferred);
+            EXPECT_EQ(last.deferred_hot, r.hot_deferred);
+        } else {
+            EXPECT_EQ(last.deferred, 0u) << k;
+            EXPECT_EQ(last.cheque, 0u) << k;
+        }
+    }
+    // Hot segments last exceeded R in interval 9: hot through 12, steady from 13.
+    EXPECT_FALSE(db.monitor().is_hot(0));
+    EXPECT_EQ(db.totals().deferred, db.totals().deferred_hot);
+    EXPECT_EQ(db.buckets().main.d[BG_DIM_SWLIMIT], kSwBytes);
+}
+
+TEST(DualBucketModel, HoldAfterBurstThenSteady)
+{
+    bg::DualBucket db({fig6_config(), kR, kN});
+    const bg_lhist window = histogram(94, 6, 40000);
+    run_interval(db, true);
+    db.tick(window);  // now interval 1
+    for (uint32_t k = 1; k <= kN; k++) {
+        EXPECT_TRUE(db.monitor().is_hot(0)) << k;
+        run_interval(db, false);
+        db.tick(window);
+    }
+    EXPECT_FALSE(db.monitor().is_hot(0));
+    EXPECT_FALSE(db.monitor().is_hot(kHotSegs));
+}
+
+TEST(DualBucketModel, ChequeAsLaterSourceMarksDrawn)
+{
+    bg::DualBucket db({fig6_config(), kR, kN});
+    const bg_lhist window = histogram(94, 6, 40000);
+    const uint32_t cheque0 = db.buckets().cheque.d[BG_DIM_SWLIMIT];
+    EXPECT_FALSE(db.draw_cheque(true, kIo));
+    EXPECT_TRUE(db.draw_cheque(false, kIo));
+    EXPECT_EQ(db.buckets().cheque.d[BG_DIM_SWLIMIT], cheque0 - 4096);
+    db.tick(window);
+    // Drawn: this interval paid the whole cheque (init target = cap) out of the main bucket.
+    EXPECT_EQ(db.buckets().main.d[BG_DIM_SWLIMIT], kSwBytes - cheque0);
+    db.tick(window);
+    // Not drawn, and the target shrank from the cap to delta_p * T: nothing to pay.
+    ASSERT_LT(db.buckets().cheque.d[BG_DIM_SWLIMIT], cheque0);
+    EXPECT_EQ(db.buckets().main.d[BG_DIM_SWLIMIT], kSwBytes);
+}
+
+TEST(DualBucketModel, DeferredWhenNothingCovers)
+{
+    bg::DualBucket db({fig6_config(), kR, kN});
+    const bg_vec huge{{1, 0, 0, kSwBytes + 1}};
+    const bg::DbDecision d = db.admit(50, huge);
+    EXPECT_EQ(d.source, bg::DbSource::Deferred);
+    EXPECT_EQ(db.current().deferred, 1u);
+    EXPECT_EQ(db.current().spent.d[BG_DIM_SWLIMIT], 0u);
+    // The segment's count still moved: demand, not admissions, decides hotness.
+    EXPECT_EQ(db.monitor().entry(50).count, 1u);
+}
+
+}  // namespace
