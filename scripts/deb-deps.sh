@@ -3,7 +3,6 @@
 # As root: apt-get installs them. Otherwise: one line naming what to install, exit 1.
 set -euo pipefail
 
-# package : why
 pkgs=(
   g++              # C++20 model, simulator, host; C11 firmware
   cmake            # C++ build
@@ -15,11 +14,8 @@ pkgs=(
   libxrt-dev       # XrtDevice (Alveo engine)
   make
 )
-names=()
-for line in "${pkgs[@]}"; do names+=("${line%% *}"); done
-
 missing=()
-for p in "${names[@]}"; do
+for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
