@@ -263,19 +263,33 @@ void bg_bios_run(bg_bios *b, const bg_bios_usage *u, const uint64_t *active)
     b->window++;
 }
 
+bg_vec bg_basecbs_share(const bg_vec *total, const uint64_t sum[BG_COST_DIMS], const bg_bios_tenant *t)
+{
+    bg_vec share;
+    for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+        uint64_t s = sum[d] ? (uint64_t)total->d[d] * t->res_base.d[d] / sum[d] : 0u;
+        share.d[d] = min32(sat32(s), t->res_burst.d[d]);
+    }
+    return share;
+}
+
+void bg_base_sum(const bg_bios_tenant *t, uint32_t n, uint64_t sum[BG_COST_DIMS])
+{
+    for (unsigned d = 0; d < BG_COST_DIMS; d++)
+        sum[d] = 0;
+    for (uint32_t i = 0; i < n; i++)
+        for (unsigned d = 0; d < BG_COST_DIMS; d++)
+            sum[d] += t[i].res_base.d[d];
+}
+
 int bg_basecbs_alloc(const bg_vec *total, const bg_bios_tenant *t, uint32_t n, bg_vec *alloc)
 {
     if (n == 0 || n > BG_BIOS_MAX_TENANTS)
         return BG_BIOS_E_COUNT;
-    uint64_t sum[BG_COST_DIMS] = {0};
+    uint64_t sum[BG_COST_DIMS];
+    bg_base_sum(t, n, sum);
     for (uint32_t i = 0; i < n; i++)
-        for (unsigned d = 0; d < BG_COST_DIMS; d++)
-            sum[d] += t[i].res_base.d[d];
-    for (uint32_t i = 0; i < n; i++)
-        for (unsigned d = 0; d < BG_COST_DIMS; d++) {
-            uint64_t share = sum[d] ? (uint64_t)total->d[d] * t[i].res_base.d[d] / sum[d] : 0u;
-            alloc[i].d[d] = min32(sat32(share), t[i].res_burst.d[d]);
-        }
+        alloc[i] = bg_basecbs_share(total, sum, &t[i]);
     return BG_BIOS_OK;
 }
 

@@ -161,6 +161,9 @@ bg_vec bg_credit_from_ios(uint32_t ios, const bg_vec *io_cost);
 /* BaseCBS: alloc[i] = min(res_burst_i, floor(total * res_base_i / sum(res_base))) per
  * dimension, static; the proportional share of Gimbal-style admission. */
 int bg_basecbs_alloc(const bg_vec *total, const bg_bios_tenant *t, uint32_t n, bg_vec *alloc);
+/* The same, one tenant at a time: sum is bg_base_sum over all n tenants. */
+void bg_base_sum(const bg_bios_tenant *t, uint32_t n, uint64_t sum[BG_COST_DIMS]);
+bg_vec bg_basecbs_share(const bg_vec *total, const uint64_t sum[BG_COST_DIMS], const bg_bios_tenant *t);
 
 /* WildCBS per window: update credits from u, limit[i] = the tenant's burst cap (its
  * per-tenant rate limiter); the global budget is total, refilled by the caller. */

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#define BG_REGMAP_VERSION 1u
+#define BG_REGMAP_VERSION 2u
 
 /* Shared constants */
 #define BG_COST_DIMS 4u /* dimensions of a cost vector: cpu, ingress, egress, swlimit */
@@ -27,8 +27,27 @@
 #define BG_QUEUE_BITS 4u /* bits of an ingress queue id */
 #define BG_SEGMENT_BITS 16u /* bits of a segment id (up to 64K segments) */
 #define BG_MAP_MAGIC 0x42475354u /* value of INFO.MAGIC: 'BGST' */
+#define BG_TENANTS_MAX 0x400u /* tenants the register space has room for (2**TENANT_BITS) */
+#define BG_QUEUES_MAX 16u /* ingress queues, and egress queues (SA threads), at most */
+#define BG_HIST_BUCKETS 32u /* buckets of an SA-delay histogram (fw latency_hist.h format) */
+#define BG_LB_DEPTH_BITS 12u /* bits of the egress depth register: 1..4095 outstanding I/Os */
+#define BG_LB_CHARGE_BITS 20u /* bits of the load balancer's per-I/O CPU-ns charge (clamped) */
+#define BG_BP_COUNT_BITS 16u /* bits of every buffer-pool count */
+#define BG_BP_QUIET_BITS 4u /* bits of the buffer pool's quiet-window count */
+#define BG_SCHED_BIOS 0u /* CTRL.SCHEDULER: BurstCBS BIOS (own, borrow, reserved pool) */
+#define BG_SCHED_BASE 1u /* CTRL.SCHEDULER: BaseCBS, static per-tenant admission */
+#define BG_SCHED_WILD 2u /* CTRL.SCHEDULER: WildCBS, per-tenant limiter and a global budget */
+#define BG_SCHED_DUALBUCKET 3u /* CTRL.SCHEDULER: seed 002 main bucket + cheque bucket */
+#define BG_SRC_OWN 0u /* decision: paid by the tenant's own grant (dual-bucket: the main bucket) */
+#define BG_SRC_BORROW 1u /* decision: paid by a bursting tenant's lendable surplus */
+#define BG_SRC_RESERVED 2u /* decision: paid by the reserved pool / cheque bucket */
+#define BG_SRC_DEFER 4u /* decision: deferred by admission (counted in THROTTLE_N) */
+#define BG_SRC_DEFER_EGRESS 5u /* decision: deferred, no egress queue of its set had room */
+#define BG_SRC_DEFER_BUFFER 6u /* decision: deferred, no I/O buffer was free to its queue */
+#define BG_WINDOW_TICK 1u /* CTRL.WINDOW command: end the window and hold admission */
+#define BG_WINDOW_COMMIT 2u /* CTRL.WINDOW command: apply grants, open the next window */
 
-/* Block INFO: Identification of the kernel and of the register map it implements. */
+/* Block INFO: Identification of the kernel, the register map it implements, and its size. */
 #define BG_INFO_BASE 0x100u
 #define BG_INFO_SIZE 0x100u
 #define BG_INFO_MAGIC 0x100u
@@ -40,7 +59,183 @@
 #define BG_INFO_VERSION_WIDTH 16u
 #define BG_INFO_VERSION_MASK 0xffffu
 #define BG_INFO_VERSION_RO 1
-#define BG_INFO_VERSION_RESET 0x1u
+#define BG_INFO_VERSION_RESET 0x2u
+#define BG_INFO_TENANTS 0x108u
+#define BG_INFO_TENANTS_WIDTH 11u
+#define BG_INFO_TENANTS_MASK 0x7ffu
+#define BG_INFO_TENANTS_RO 1
+#define BG_INFO_TENANTS_RESET 0x400u
+#define BG_INFO_INGRESS 0x10cu
+#define BG_INFO_INGRESS_WIDTH 5u
+#define BG_INFO_INGRESS_MASK 0x1fu
+#define BG_INFO_INGRESS_RO 1
+#define BG_INFO_INGRESS_RESET 0x10u
+#define BG_INFO_EGRESS 0x110u
+#define BG_INFO_EGRESS_WIDTH 5u
+#define BG_INFO_EGRESS_MASK 0x1fu
+#define BG_INFO_EGRESS_RO 1
+#define BG_INFO_EGRESS_RESET 0x10u
+#define BG_INFO_SEGMENT_BITS 0x114u
+#define BG_INFO_SEGMENT_BITS_WIDTH 5u
+#define BG_INFO_SEGMENT_BITS_MASK 0x1fu
+#define BG_INFO_SEGMENT_BITS_RO 1
+#define BG_INFO_SEGMENT_BITS_RESET 0x10u
+
+/* Block CTRL: Window control, scheduler selection and the shared pools. */
+#define BG_CTRL_BASE 0x1000u
+#define BG_CTRL_SIZE 0x1000u
+#define BG_CTRL_SCHEDULER 0x1000u
+#define BG_CTRL_SCHEDULER_WIDTH 2u
+#define BG_CTRL_SCHEDULER_MASK 0x3u
+#define BG_CTRL_SCHEDULER_RO 0
+#define BG_CTRL_SCHEDULER_RESET 0x0u
+#define BG_CTRL_WINDOW 0x1004u
+#define BG_CTRL_WINDOW_WIDTH 2u
+#define BG_CTRL_WINDOW_MASK 0x3u
+#define BG_CTRL_WINDOW_RO 0
+#define BG_CTRL_WINDOW_RESET 0x0u
+#define BG_CTRL_WINDOW_INDEX 0x1008u
+#define BG_CTRL_WINDOW_INDEX_WIDTH 32u
+#define BG_CTRL_WINDOW_INDEX_MASK 0xffffffffu
+#define BG_CTRL_WINDOW_INDEX_RO 1
+#define BG_CTRL_WINDOW_INDEX_RESET 0x0u
+#define BG_CTRL_SEED 0x100cu
+#define BG_CTRL_SEED_WIDTH 32u
+#define BG_CTRL_SEED_MASK 0xffffffffu
+#define BG_CTRL_SEED_RO 0
+#define BG_CTRL_SEED_RESET 0x0u
+#define BG_CTRL_POOL(i) (0x1010u + 4u * (uint32_t)(i))
+#define BG_CTRL_POOL_COUNT 4u
+#define BG_CTRL_POOL_WIDTH 32u
+#define BG_CTRL_POOL_MASK 0xffffffffu
+#define BG_CTRL_POOL_RO 0
+#define BG_CTRL_POOL_RESET 0x0u
+#define BG_CTRL_GLOBAL(i) (0x1020u + 4u * (uint32_t)(i))
+#define BG_CTRL_GLOBAL_COUNT 4u
+#define BG_CTRL_GLOBAL_WIDTH 32u
+#define BG_CTRL_GLOBAL_MASK 0xffffffffu
+#define BG_CTRL_GLOBAL_RO 0
+#define BG_CTRL_GLOBAL_RESET 0x0u
+#define BG_CTRL_BURST_N 0x1030u
+#define BG_CTRL_BURST_N_WIDTH 11u
+#define BG_CTRL_BURST_N_MASK 0x7ffu
+#define BG_CTRL_BURST_N_RO 0
+#define BG_CTRL_BURST_N_RESET 0x0u
+#define BG_CTRL_POOL_DRAWN 0x1034u
+#define BG_CTRL_POOL_DRAWN_WIDTH 1u
+#define BG_CTRL_POOL_DRAWN_MASK 0x1u
+#define BG_CTRL_POOL_DRAWN_RO 1
+#define BG_CTRL_POOL_DRAWN_RESET 0x0u
+#define BG_CTRL_IOS 0x1040u
+#define BG_CTRL_IOS_WIDTH 32u
+#define BG_CTRL_IOS_MASK 0xffffffffu
+#define BG_CTRL_IOS_RO 1
+#define BG_CTRL_IOS_RESET 0x0u
+#define BG_CTRL_DEFERRED 0x1044u
+#define BG_CTRL_DEFERRED_WIDTH 32u
+#define BG_CTRL_DEFERRED_MASK 0xffffffffu
+#define BG_CTRL_DEFERRED_RO 1
+#define BG_CTRL_DEFERRED_RESET 0x0u
+#define BG_CTRL_DEFERRED_EGRESS 0x1048u
+#define BG_CTRL_DEFERRED_EGRESS_WIDTH 32u
+#define BG_CTRL_DEFERRED_EGRESS_MASK 0xffffffffu
+#define BG_CTRL_DEFERRED_EGRESS_RO 1
+#define BG_CTRL_DEFERRED_EGRESS_RESET 0x0u
+#define BG_CTRL_DEFERRED_BUFFER 0x104cu
+#define BG_CTRL_DEFERRED_BUFFER_WIDTH 32u
+#define BG_CTRL_DEFERRED_BUFFER_MASK 0xffffffffu
+#define BG_CTRL_DEFERRED_BUFFER_RO 1
+#define BG_CTRL_DEFERRED_BUFFER_RESET 0x0u
+#define BG_CTRL_COMPLETIONS 0x1050u
+#define BG_CTRL_COMPLETIONS_WIDTH 32u
+#define BG_CTRL_COMPLETIONS_MASK 0xffffffffu
+#define BG_CTRL_COMPLETIONS_RO 1
+#define BG_CTRL_COMPLETIONS_RESET 0x0u
+#define BG_CTRL_BAD_COMPLETIONS 0x1054u
+#define BG_CTRL_BAD_COMPLETIONS_WIDTH 32u
+#define BG_CTRL_BAD_COMPLETIONS_MASK 0xffffffffu
+#define BG_CTRL_BAD_COMPLETIONS_RO 1
+#define BG_CTRL_BAD_COMPLETIONS_RESET 0x0u
+#define BG_CTRL_ACTIVE(i) (0x1100u + 4u * (uint32_t)(i))
+#define BG_CTRL_ACTIVE_COUNT 32u
+#define BG_CTRL_ACTIVE_WIDTH 32u
+#define BG_CTRL_ACTIVE_MASK 0xffffffffu
+#define BG_CTRL_ACTIVE_RO 1
+#define BG_CTRL_ACTIVE_RESET 0x0u
+#define BG_CTRL_HIST_ALL(i) (0x1200u + 4u * (uint32_t)(i))
+#define BG_CTRL_HIST_ALL_COUNT 32u
+#define BG_CTRL_HIST_ALL_WIDTH 32u
+#define BG_CTRL_HIST_ALL_MASK 0xffffffffu
+#define BG_CTRL_HIST_ALL_RO 1
+#define BG_CTRL_HIST_ALL_RESET 0x0u
+
+/* Block LB: Queue-scaling load balancer (BurstCBS §5.1): each admitted I/O goes to one egress queue (SA thread) of its ingress queue's set; see burstgate/model/load_balancer.hpp. */
+#define BG_LB_BASE 0x2000u
+#define BG_LB_SIZE 0x1000u
+#define BG_LB_POLICY 0x2000u
+#define BG_LB_POLICY_WIDTH 2u
+#define BG_LB_POLICY_MASK 0x3u
+#define BG_LB_POLICY_RO 0
+#define BG_LB_POLICY_RESET 0x0u
+#define BG_LB_DEPTH 0x2004u
+#define BG_LB_DEPTH_WIDTH 12u
+#define BG_LB_DEPTH_MASK 0xfffu
+#define BG_LB_DEPTH_RO 0
+#define BG_LB_DEPTH_RESET 0x40u
+#define BG_LB_SEED 0x2008u
+#define BG_LB_SEED_WIDTH 32u
+#define BG_LB_SEED_MASK 0xffffffffu
+#define BG_LB_SEED_RO 0
+#define BG_LB_SEED_RESET 0x0u
+#define BG_LB_MAP(i) (0x2040u + 4u * (uint32_t)(i))
+#define BG_LB_MAP_COUNT 16u
+#define BG_LB_MAP_WIDTH 16u
+#define BG_LB_MAP_MASK 0xffffu
+#define BG_LB_MAP_RO 0
+#define BG_LB_MAP_RESET 0x0u
+#define BG_LB_OUT_IOS(i) (0x2080u + 4u * (uint32_t)(i))
+#define BG_LB_OUT_IOS_COUNT 16u
+#define BG_LB_OUT_IOS_WIDTH 12u
+#define BG_LB_OUT_IOS_MASK 0xfffu
+#define BG_LB_OUT_IOS_RO 1
+#define BG_LB_OUT_IOS_RESET 0x0u
+#define BG_LB_OUT_NS(i) (0x20c0u + 4u * (uint32_t)(i))
+#define BG_LB_OUT_NS_COUNT 16u
+#define BG_LB_OUT_NS_WIDTH 32u
+#define BG_LB_OUT_NS_MASK 0xffffffffu
+#define BG_LB_OUT_NS_RO 1
+#define BG_LB_OUT_NS_RESET 0x0u
+
+/* Block BPOOL: Two-tier I/O buffer pool (BurstCBS §5.1, Fig. */
+#define BG_BPOOL_BASE 0x3000u
+#define BG_BPOOL_SIZE 0x1000u
+#define BG_BPOOL_DEDICATED(i) (0x3000u + 4u * (uint32_t)(i))
+#define BG_BPOOL_DEDICATED_COUNT 16u
+#define BG_BPOOL_DEDICATED_WIDTH 16u
+#define BG_BPOOL_DEDICATED_MASK 0xffffu
+#define BG_BPOOL_DEDICATED_RO 0
+#define BG_BPOOL_DEDICATED_RESET 0xfffu
+#define BG_BPOOL_SHARED 0x3040u
+#define BG_BPOOL_SHARED_WIDTH 16u
+#define BG_BPOOL_SHARED_MASK 0xffffu
+#define BG_BPOOL_SHARED_RO 0
+#define BG_BPOOL_SHARED_RESET 0x0u
+#define BG_BPOOL_BORROW_CAP 0x3044u
+#define BG_BPOOL_BORROW_CAP_WIDTH 16u
+#define BG_BPOOL_BORROW_CAP_MASK 0xffffu
+#define BG_BPOOL_BORROW_CAP_RO 0
+#define BG_BPOOL_BORROW_CAP_RESET 0xffffu
+#define BG_BPOOL_QUIET 0x3048u
+#define BG_BPOOL_QUIET_WIDTH 4u
+#define BG_BPOOL_QUIET_MASK 0xfu
+#define BG_BPOOL_QUIET_RO 0
+#define BG_BPOOL_QUIET_RESET 0x1u
+#define BG_BPOOL_HELD(i) (0x3080u + 4u * (uint32_t)(i))
+#define BG_BPOOL_HELD_COUNT 16u
+#define BG_BPOOL_HELD_WIDTH 16u
+#define BG_BPOOL_HELD_MASK 0xffffu
+#define BG_BPOOL_HELD_RO 1
+#define BG_BPOOL_HELD_RESET 0x0u
 
 /* Block COST: Vectorized I/O cost estimator (BurstCBS §5.3, Libra §4.3). */
 #define BG_COST_BASE 0x4000u
@@ -73,5 +268,89 @@ static inline uint32_t bg_cost_size_lo_reset(unsigned i)
 #define BG_COST_TABLE_SLOPE_MASK 0xffffffu
 #define BG_COST_TABLE_SLOPE_RO 0
 #define BG_COST_TABLE_SLOPE_RESET 0x0u
+
+/* Block SEGMON: Segment-level rate monitor (seed 002 §4.2): a segment is hot once its I/O count in a window exceeds R and stays hot until N windows pass at or below R; hot segments cannot draw the reserved pool / cheque. */
+#define BG_SEGMON_BASE 0x8000u
+#define BG_SEGMON_SIZE 0x1000u
+#define BG_SEGMON_HOT_THRESHOLD 0x8000u
+#define BG_SEGMON_HOT_THRESHOLD_WIDTH 16u
+#define BG_SEGMON_HOT_THRESHOLD_MASK 0xffffu
+#define BG_SEGMON_HOT_THRESHOLD_RO 0
+#define BG_SEGMON_HOT_THRESHOLD_RESET 0xffffu
+#define BG_SEGMON_STEADY_WINDOWS 0x8004u
+#define BG_SEGMON_STEADY_WINDOWS_WIDTH 8u
+#define BG_SEGMON_STEADY_WINDOWS_MASK 0xffu
+#define BG_SEGMON_STEADY_WINDOWS_RO 0
+#define BG_SEGMON_STEADY_WINDOWS_RESET 0x5u
+
+/* Block TENANT: Per-tenant state in block RAM, index t*4 + d for vectors (d = BG_DIM_*) and t for scalars. */
+#define BG_TENANT_BASE 0x40000u
+#define BG_TENANT_SIZE 0x40000u
+#define BG_TENANT_RES_BASE(i) (0x40000u + 4u * (uint32_t)(i))
+#define BG_TENANT_RES_BASE_COUNT 4096u
+#define BG_TENANT_RES_BASE_WIDTH 32u
+#define BG_TENANT_RES_BASE_MASK 0xffffffffu
+#define BG_TENANT_RES_BASE_RO 0
+#define BG_TENANT_RES_BASE_RESET 0x0u
+#define BG_TENANT_GRANT(i) (0x44000u + 4u * (uint32_t)(i))
+#define BG_TENANT_GRANT_COUNT 4096u
+#define BG_TENANT_GRANT_WIDTH 32u
+#define BG_TENANT_GRANT_MASK 0xffffffffu
+#define BG_TENANT_GRANT_RO 0
+#define BG_TENANT_GRANT_RESET 0x0u
+#define BG_TENANT_LEND_GRANT(i) (0x48000u + 4u * (uint32_t)(i))
+#define BG_TENANT_LEND_GRANT_COUNT 4096u
+#define BG_TENANT_LEND_GRANT_WIDTH 32u
+#define BG_TENANT_LEND_GRANT_MASK 0xffffffffu
+#define BG_TENANT_LEND_GRANT_RO 0
+#define BG_TENANT_LEND_GRANT_RESET 0x0u
+#define BG_TENANT_REMAINING(i) (0x4c000u + 4u * (uint32_t)(i))
+#define BG_TENANT_REMAINING_COUNT 4096u
+#define BG_TENANT_REMAINING_WIDTH 32u
+#define BG_TENANT_REMAINING_MASK 0xffffffffu
+#define BG_TENANT_REMAINING_RO 1
+#define BG_TENANT_REMAINING_RESET 0x0u
+#define BG_TENANT_LENDABLE(i) (0x50000u + 4u * (uint32_t)(i))
+#define BG_TENANT_LENDABLE_COUNT 4096u
+#define BG_TENANT_LENDABLE_WIDTH 32u
+#define BG_TENANT_LENDABLE_MASK 0xffffffffu
+#define BG_TENANT_LENDABLE_RO 1
+#define BG_TENANT_LENDABLE_RESET 0x0u
+#define BG_TENANT_USAGE(i) (0x54000u + 4u * (uint32_t)(i))
+#define BG_TENANT_USAGE_COUNT 4096u
+#define BG_TENANT_USAGE_WIDTH 32u
+#define BG_TENANT_USAGE_MASK 0xffffffffu
+#define BG_TENANT_USAGE_RO 1
+#define BG_TENANT_USAGE_RESET 0x0u
+#define BG_TENANT_THROTTLE(i) (0x58000u + 4u * (uint32_t)(i))
+#define BG_TENANT_THROTTLE_COUNT 4096u
+#define BG_TENANT_THROTTLE_WIDTH 32u
+#define BG_TENANT_THROTTLE_MASK 0xffffffffu
+#define BG_TENANT_THROTTLE_RO 1
+#define BG_TENANT_THROTTLE_RESET 0x0u
+#define BG_TENANT_THROTTLE_N(i) (0x5c000u + 4u * (uint32_t)(i))
+#define BG_TENANT_THROTTLE_N_COUNT 1024u
+#define BG_TENANT_THROTTLE_N_WIDTH 32u
+#define BG_TENANT_THROTTLE_N_MASK 0xffffffffu
+#define BG_TENANT_THROTTLE_N_RO 1
+#define BG_TENANT_THROTTLE_N_RESET 0x0u
+#define BG_TENANT_SPILL_N(i) (0x5d000u + 4u * (uint32_t)(i))
+#define BG_TENANT_SPILL_N_COUNT 1024u
+#define BG_TENANT_SPILL_N_WIDTH 32u
+#define BG_TENANT_SPILL_N_MASK 0xffffffffu
+#define BG_TENANT_SPILL_N_RO 1
+#define BG_TENANT_SPILL_N_RESET 0x0u
+#define BG_TENANT_BURST_LIST(i) (0x5e000u + 4u * (uint32_t)(i))
+#define BG_TENANT_BURST_LIST_COUNT 1024u
+#define BG_TENANT_BURST_LIST_WIDTH 10u
+#define BG_TENANT_BURST_LIST_MASK 0x3ffu
+#define BG_TENANT_BURST_LIST_RO 0
+#define BG_TENANT_BURST_LIST_RESET 0x0u
+#define BG_TENANT_HIST(i) (0x60000u + 4u * (uint32_t)(i))
+#define BG_TENANT_HIST_COUNT 32768u
+#define BG_TENANT_HIST_WIDTH 32u
+#define BG_TENANT_HIST_MASK 0xffffffffu
+#define BG_TENANT_HIST_RO 1
+#define BG_TENANT_HIST_RESET 0x0u
 
 #endif /* BURSTGATE_REGS_H */

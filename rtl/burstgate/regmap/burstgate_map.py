@@ -30,8 +30,30 @@ _CONSTANTS = (
     Constant("QUEUE_BITS", 4, "bits of an ingress queue id"),
     Constant("SEGMENT_BITS", 16, "bits of a segment id (up to 64K segments)"),
     Constant("MAP_MAGIC", 0x42475354, "value of INFO.MAGIC: 'BGST'"),
+    Constant("TENANTS_MAX", 1 << 10, "tenants the register space has room for (2**TENANT_BITS)"),
+    Constant("QUEUES_MAX", 1 << 4, "ingress queues, and egress queues (SA threads), at most"),
+    Constant("HIST_BUCKETS", 32, "buckets of an SA-delay histogram (fw latency_hist.h format)"),
+    Constant("LB_DEPTH_BITS", 12, "bits of the egress depth register: 1..4095 outstanding I/Os"),
+    Constant("LB_CHARGE_BITS", 20, "bits of the load balancer's per-I/O CPU-ns charge (clamped)"),
+    Constant("BP_COUNT_BITS", 16, "bits of every buffer-pool count"),
+    Constant("BP_QUIET_BITS", 4, "bits of the buffer pool's quiet-window count"),
+    Constant("SCHED_BIOS", 0, "CTRL.SCHEDULER: BurstCBS BIOS (own, borrow, reserved pool)"),
+    Constant("SCHED_BASE", 1, "CTRL.SCHEDULER: BaseCBS, static per-tenant admission"),
+    Constant("SCHED_WILD", 2, "CTRL.SCHEDULER: WildCBS, per-tenant limiter and a global budget"),
+    Constant("SCHED_DUALBUCKET", 3, "CTRL.SCHEDULER: seed 002 main bucket + cheque bucket"),
+    Constant("SRC_OWN", 0, "decision: paid by the tenant's own grant (dual-bucket: the main bucket)"),
+    Constant("SRC_BORROW", 1, "decision: paid by a bursting tenant's lendable surplus"),
+    Constant("SRC_RESERVED", 2, "decision: paid by the reserved pool / cheque bucket"),
+    Constant("SRC_DEFER", 4, "decision: deferred by admission (counted in THROTTLE_N)"),
+    Constant("SRC_DEFER_EGRESS", 5, "decision: deferred, no egress queue of its set had room"),
+    Constant("SRC_DEFER_BUFFER", 6, "decision: deferred, no I/O buffer was free to its queue"),
+    Constant("WINDOW_TICK", 1, "CTRL.WINDOW command: end the window and hold admission"),
+    Constant("WINDOW_COMMIT", 2, "CTRL.WINDOW command: apply grants, open the next window"),
 )
 C = {c.name: c.value for c in _CONSTANTS}
+
+#: Bump on any incompatible change; INFO.VERSION reads it.
+_VERSION = 2
 
 _ENTRIES = C["PRODUCTS"] * 2 * C["SIZE_CLASSES"]
 _DIMS = C["COST_DIMS"]
@@ -45,7 +67,7 @@ _INFO = Block(
     registers=(
         Register("MAGIC", 0x00, 32, access="ro", reset=C["MAP_MAGIC"],
                  doc="Reads 0x42475354 ('BGST'); anything else means this is not a burstgate kernel."),
-        Register("VERSION", 0x04, 16, access="ro", reset=1,
+        Register("VERSION", 0x04, 16, access="ro", reset=_VERSION,
                  doc="Register-map version; bumped on any incompatible change."),
     ))
 
@@ -76,9 +98,155 @@ _COST = Block(
                      "RAM: zero at configuration, not cleared by reset."),
     ))
 
+_T = C["TENANTS_MAX"]
+_Q = C["QUEUES_MAX"]
+_H = C["HIST_BUCKETS"]
+
+_INFO = Block(
+    "INFO", base=0x0100, size=0x100,
+    doc="Identification of the kernel, the register map it implements, and its size.",
+    registers=_INFO.registers + (
+        Register("TENANTS", 0x08, 11, access="ro", reset=_T,
+                 doc="Tenants this build implements (tenant ids 0..TENANTS-1)."),
+        Register("INGRESS", 0x0C, 5, access="ro", reset=_Q, doc="Ingress (VM) queues implemented."),
+        Register("EGRESS", 0x10, 5, access="ro", reset=_Q,
+                 doc="Egress queues (SA threads) implemented."),
+        Register("SEGMENT_BITS", 0x14, 5, access="ro", reset=C["SEGMENT_BITS"],
+                 doc="log2 of the segments the segment monitor tracks (segment ids are taken "
+                     "modulo 2**SEGMENT_BITS)."),
+    ))
+
+_CTRL = Block(
+    "CTRL", base=0x1000, size=0x1000,
+    doc=("Window control, scheduler selection and the shared pools. One window: the firmware "
+         "writes WINDOW = TICK, which holds admission (descriptors wait; none is decided) so the "
+         "window's counters stand still; it reads the counters, runs its scheduler and writes "
+         "the grants, the burst list and the pools; then WINDOW = COMMIT refills every tenant's "
+         "remaining allocation from GRANT and its lendable surplus from LEND_GRANT, clears the "
+         "window's counters, histograms and active bits, advances the segment monitor's and the "
+         "buffer pool's interval, and releases admission. Grants and pools persist: a tenant the "
+         "firmware does not rewrite is refilled to the same grant every window."),
+    registers=(
+        Register("SCHEDULER", 0x000, 2, reset=C["SCHED_BIOS"],
+                 doc="Admission rule: SCHED_BIOS, SCHED_BASE, SCHED_WILD or SCHED_DUALBUCKET "
+                     "(see burstgate/model/agent.hpp for each rule)."),
+        Register("WINDOW", 0x004, 2, storage="external",
+                 doc="Write WINDOW_TICK or WINDOW_COMMIT (other values are ignored). Reads "
+                     "bit 0: admission held (between TICK and COMMIT)."),
+        Register("WINDOW_INDEX", 0x008, 32, access="ro",
+                 doc="Windows committed since reset (wraps)."),
+        Register("SEED", 0x00C, 32, storage="external",
+                 doc="Admission LFSR (fw/include/burstgate/lfsr.h). A write sets the state to "
+                     "bg_lfsr_seed(value); a read returns the current state."),
+        Register("POOL", 0x010, 32, count=C["COST_DIMS"], storage="external",
+                 doc="Live level of the reserved pool (BIOS) or cheque bucket (dual-bucket), per "
+                     "dimension. Admission draws it down; the firmware rewrites it while held."),
+        Register("GLOBAL", 0x020, 32, count=C["COST_DIMS"], storage="external",
+                 doc="Live level of the global budget (WildCBS) or main bucket (dual-bucket)."),
+        Register("BURST_N", 0x030, 11, doc="Entries of TENANT.BURST_LIST in use (BIOS lenders)."),
+        Register("POOL_DRAWN", 0x034, 1, access="ro",
+                 doc="1 when any I/O was paid from POOL in this window (dual-bucket refill rule)."),
+        Register("IOS", 0x040, 32, access="ro", doc="Descriptors decided since reset (wraps)."),
+        Register("DEFERRED", 0x044, 32, access="ro",
+                 doc="Admission deferrals since reset (SRC_DEFER; wraps)."),
+        Register("DEFERRED_EGRESS", 0x048, 32, access="ro",
+                 doc="SRC_DEFER_EGRESS decisions since reset (wraps)."),
+        Register("DEFERRED_BUFFER", 0x04C, 32, access="ro",
+                 doc="SRC_DEFER_BUFFER decisions since reset (wraps)."),
+        Register("COMPLETIONS", 0x050, 32, access="ro", doc="Completions accepted since reset (wraps)."),
+        Register("BAD_COMPLETIONS", 0x054, 32, access="ro",
+                 doc="Completions ignored because they named an egress or queue with nothing "
+                     "outstanding, or a tenant out of range (wraps)."),
+        Register("ACTIVE", 0x100, 32, count=_T // 32, access="ro", storage="external",
+                 doc="Bit t%32 of word t/32: tenant t offered a descriptor in this window."),
+        Register("HIST_ALL", 0x200, 32, count=_H, access="ro", storage="external",
+                 doc="This window's SA-delay histogram over all tenants (fw latency_hist.h "
+                     "buckets; saturating counts)."),
+    ))
+
+_LB = Block(
+    "LB", base=0x2000, size=0x1000,
+    doc=("Queue-scaling load balancer (BurstCBS §5.1): each admitted I/O goes to one egress "
+         "queue (SA thread) of its ingress queue's set; see burstgate/model/load_balancer.hpp."),
+    registers=(
+        Register("POLICY", 0x000, 2, doc="0 static (lowest eligible), 1 round robin, 2 join the "
+                 "shortest queue by outstanding CPU ns, 3 power of two choices."),
+        Register("DEPTH", 0x004, C["LB_DEPTH_BITS"], reset=64,
+                 doc="Outstanding I/Os an egress queue takes before it is full (1..4095)."),
+        Register("SEED", 0x008, 32, storage="external",
+                 doc="Load balancer LFSR: a write sets bg_lfsr_seed(value); reads the state."),
+        Register("MAP", 0x040, _Q, count=_Q, storage="external",
+                 doc="Egress set of ingress queue i, a bitmask (bits at or above EGRESS are "
+                     "dropped). Reset: ingress i maps to egress i mod EGRESS (1:1)."),
+        Register("OUT_IOS", 0x080, C["LB_DEPTH_BITS"], count=_Q, access="ro", storage="external",
+                 doc="Outstanding I/Os of egress queue e."),
+        Register("OUT_NS", 0x0C0, 32, count=_Q, access="ro", storage="external",
+                 doc="Outstanding CPU ns (clamped charges) of egress queue e."),
+    ))
+
+_BPOOL = Block(
+    "BPOOL", base=0x3000, size=0x1000,
+    doc=("Two-tier I/O buffer pool (BurstCBS §5.1, Fig. 12), per ingress queue; see "
+         "burstgate/model/buffer_pool.hpp. Write the configuration only while no I/O is "
+         "outstanding: a write rebuilds the pool."),
+    registers=(
+        Register("DEDICATED", 0x000, C["BP_COUNT_BITS"], count=_Q, reset=4095, storage="external",
+                 doc="Buffers queue q owns."),
+        Register("SHARED", 0x040, C["BP_COUNT_BITS"], storage="external",
+                 doc="Buffers in the shared pool."),
+        Register("BORROW_CAP", 0x044, C["BP_COUNT_BITS"], reset=(1 << C["BP_COUNT_BITS"]) - 1,
+                 storage="external", doc="Most shared buffers one queue may hold."),
+        Register("QUIET", 0x048, C["BP_QUIET_BITS"], reset=1, storage="external",
+                 doc="Windows a queue's in-flight count must stay within its dedicated buffers "
+                     "before its borrowed buffers go back (0: back on release)."),
+        Register("HELD", 0x080, C["BP_COUNT_BITS"], count=_Q, access="ro", storage="external",
+                 doc="Shared buffers queue q holds now."),
+    ))
+
+_SEGMON = Block(
+    "SEGMON", base=0x8000, size=0x1000,
+    doc=("Segment-level rate monitor (seed 002 §4.2): a segment is hot once its I/O count in "
+         "a window exceeds R and stays hot until N windows pass at or below R; hot segments "
+         "cannot draw the reserved pool / cheque. See burstgate/model/segment_monitor.hpp."),
+    registers=(
+        Register("HOT_THRESHOLD", 0x000, 16, reset=0xFFFF,
+                 doc="R, I/Os per window (65535: no segment is ever hot)."),
+        Register("STEADY_WINDOWS", 0x004, 8, reset=5, doc="N, 0..254."),
+    ))
+
+_TENANT = Block(
+    "TENANT", base=0x40000, size=0x40000,
+    doc=("Per-tenant state in block RAM, index t*4 + d for vectors (d = BG_DIM_*) and t for "
+         "scalars. Window counters read 0 after COMMIT."),
+    registers=(
+        Register("RES_BASE", 0x00000, 32, count=_T * _DIMS, storage="external",
+                 doc="Base provisioning per window: BIOS borrows and draws the pool only while "
+                     "the window's usage plus the I/O stays within it."),
+        Register("GRANT", 0x04000, 32, count=_T * _DIMS, storage="external",
+                 doc="Allocation REMAINING is refilled to at every COMMIT."),
+        Register("LEND_GRANT", 0x08000, 32, count=_T * _DIMS, storage="external",
+                 doc="Surplus others may borrow, LENDABLE's refill at every COMMIT."),
+        Register("REMAINING", 0x0C000, 32, count=_T * _DIMS, access="ro", storage="external",
+                 doc="What is left of the tenant's allocation in this window."),
+        Register("LENDABLE", 0x10000, 32, count=_T * _DIMS, access="ro", storage="external",
+                 doc="What others may still borrow from it in this window."),
+        Register("USAGE", 0x14000, 32, count=_T * _DIMS, access="ro", storage="external",
+                 doc="Cost admitted for the tenant in this window, any source (saturating)."),
+        Register("THROTTLE", 0x18000, 32, count=_T * _DIMS, access="ro", storage="external",
+                 doc="Summed cost of its admission deferrals in this window (saturating)."),
+        Register("THROTTLE_N", 0x1C000, 32, count=_T, access="ro", storage="external",
+                 doc="Admission deferrals (SRC_DEFER) in this window."),
+        Register("SPILL_N", 0x1D000, 32, count=_T, access="ro", storage="external",
+                 doc="I/Os paid by SRC_BORROW or SRC_RESERVED in this window."),
+        Register("BURST_LIST", 0x1E000, C["TENANT_BITS"], count=_T, storage="external",
+                 doc="Tenants that may lend (BIOS burst list); entries 0..CTRL.BURST_N-1."),
+        Register("HIST", 0x20000, 32, count=_T * _H, access="ro", storage="external",
+                 doc="This window's SA-delay histogram of tenant t, index t*32 + bucket."),
+    ))
+
 REGMAP = RegisterMap(
     name="burstgate",
-    version=1,
+    version=_VERSION,
     constants=_CONSTANTS,
-    blocks=(_INFO, _COST),
+    blocks=(_INFO, _CTRL, _LB, _BPOOL, _COST, _SEGMON, _TENANT),
 )

@@ -40,6 +40,13 @@ void BufferPool::check_queue(unsigned queue) const
                                 " >= " + std::to_string(queues_));
 }
 
+bool BufferPool::can_acquire(unsigned queue) const
+{
+    check_queue(queue);
+    return inflight_[queue] < cfg_.dedicated[queue] + extra_[queue] ||
+           (shared_free_ > 0 && extra_[queue] < cfg_.borrow_cap);
+}
+
 Acquire BufferPool::acquire(unsigned queue)
 {
     check_queue(queue);

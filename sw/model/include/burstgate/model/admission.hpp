@@ -1,50 +1,26 @@
-// Per-I/O admission (BurstCBS Algorithm 1 THROTTLE_IO) for the schedulers bios, base and
-// wild, and the window tick that runs the firmware's per-window half (fw/src/bios.c) and
-// swaps its outputs in. The gateware reimplements io() at one I/O per clock, so everything
-// it touches is an array indexed by tenant id, a fixed-size list, or one vector.
+// Admission alone: the agent's admission stage (agent.hpp, THROTTLE_IO and the baselines)
+// driven by the firmware's window loop (fw/include/burstgate/window.h) through the register
+// HAL, with costs given directly and every admitted I/O completed at once, so a study of
+// who-pays-for-what (BurstCBS Fig. 13, 14, 24) sees no load balancer or buffer limits. The
+// decision rule lives in exactly one place, Agent::plan; this class adds only per-tenant totals.
 //
-// Per I/O (tenant k, cost c, all vectors compared with bg_vec_covers, i.e. every dimension):
-//   r1 = lfsr_next(); r2 = lfsr_next()        // always two steps per offered I/O, any path,
-//                                             // any scheduler: no feedback from the decision
-//   bios:
-//     if rem[k] covers c:                       rem[k] -= c;              -> OWN
-//     elif base[k] covers used[k] + c:          // fallback only restores base provisioning
-//       if nb > 0:
-//         b1 = list[(r1 * nb) >> 32]; b2 = list[(r2 * nb) >> 32]      // u64 product
-//         ok_x = rem[bx] covers c && lend[bx] covers c
-//         b = ok1 && ok2 ? (lend[b2].cpu > lend[b1].cpu ? b2 : b1)       // tie -> b1
-//           : ok1 ? b1 : ok2 ? b2 : none
-//         if b:                                 rem[b] -= c; lend[b] -= c -> BORROW(b)
-//       if no lender and reserved covers c:     reserved -= c             -> RESERVED
-//       otherwise                                                          -> DEFERRED
-//     else                                                                 -> DEFERRED
-//   base: rem[k] covers c ? OWN : DEFERRED      (rem = static proportional share)
-//   wild: rem[k] covers c && global covers c ? (both -= c) OWN : DEFERRED
-//   admitted:  used[k] += c (saturating); spill[k] += 1 for BORROW / RESERVED
-//   deferred:  throttle_n[k] += 1; throttle[k] += c (saturating)
-// The lender comparison uses remaining lendable CPU ns, the one dimension every I/O spends
-// in proportion to its count (BurstCBS §5.3), standing in for "the tenant with the most
-// remaining resources". A deferred I/O is never dropped: the caller offers it again after
-// the next window_tick(), where it is a new offer like any other.
-//
-// window_tick() has no lag: the next window's grants come from the window that just ended,
-// as Algorithm 1 and fast recovery (throttled -> base next window) require. In hardware the
-// tick latches the counters and holds admission (I/Os wait, none is decided) until the
-// firmware commits; that hold is the RUN_SCHEDULING time, which is why §6.6 measures it.
-// bios runs bg_bios_run over this window's counters and active bitmap;
-// base keeps its static shares; wild runs bg_wildcbs_window and refills the global budget
-// to total. Then, all at once: rem[i] = grant[i], lend[i] = lend_grant[i], the burst list
-// and the reserved pool (bios) take the firmware's values, and the window counters and
-// active bitmap clear. Grants persist in the firmware arrays, so a dropped tenant is
-// refilled to its floor every window without firmware work.
+// window_tick() runs one firmware window: TICK, RUN_SCHEDULING (or the baseline's window) over
+// the window that just ended, COMMIT. There is no lag: the next window's grants come from the
+// window that just ended, as Algorithm 1 and fast recovery (throttled -> base next window)
+// require; in hardware TICK holds admission until COMMIT, and that hold is the RUN_SCHEDULING
+// time §6.6 measures. A deferred I/O is never dropped: the caller offers it again after the
+// next window_tick(), where it is a new offer like any other.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
 #include "burstgate/bios.h"
 #include "burstgate/vec.h"
+#include "burstgate/window.h"
+#include "burstgate/model/agent.hpp"
 
 namespace bg {
 
@@ -93,50 +69,41 @@ public:
     // The firmware state points into this object's arrays: moving keeps them, copying would not.
     Admission(const Admission &) = delete;
     Admission &operator=(const Admission &) = delete;
-    Admission(Admission &&) = default;
-    Admission &operator=(Admission &&) = default;
 
     // THROTTLE_IO. Throws std::out_of_range for a tenant id outside the configuration.
     Decision io(std::uint32_t tenant, const bg_vec &cost);
     void window_tick();
 
-    std::uint32_t tenants() const { return static_cast<std::uint32_t>(fw_.size()); }
-    std::uint64_t window() const { return window_; }
+    std::uint32_t tenants() const { return static_cast<std::uint32_t>(fw_t_.size()); }
+    std::uint64_t window() const { return agent_->window(); }
     const AdmissionConfig &config() const { return cfg_; }
-    const bg_vec &grant(std::uint32_t t) const { return grant_.at(t); }     // this window
-    const bg_vec &remaining(std::uint32_t t) const { return rem_.at(t); }
-    const bg_vec &lendable(std::uint32_t t) const { return lend_.at(t); }
-    const bg_vec &pool() const { return pool_; }  // reserved (bios) or global budget (wild)
-    const bg_vec &pool_granted() const { return pool_grant_; }
-    std::span<const std::uint16_t> burst_list() const { return burst_live_; }
+    bg_vec grant(std::uint32_t t) const { return tenant_vec(BG_TENANT_GRANT(0), t); }  // this window
+    bg_vec remaining(std::uint32_t t) const { return tenant_vec(BG_TENANT_REMAINING(0), t); }
+    bg_vec lendable(std::uint32_t t) const { return tenant_vec(BG_TENANT_LENDABLE(0), t); }
+    bg_vec pool() const;          // reserved (bios) or global budget (wild), live
+    bg_vec pool_granted() const;  // the same as the firmware last wrote it
+    std::span<const std::uint16_t> burst_list() const { return {burst_.data(), fw_.bios.n_burst}; }
     // As of the tenant's last scheduling: a dropped tenant's idle credits land when it wakes.
-    const bg_vec &credits(std::uint32_t t) const { return fw_.at(t).credit; }
-    std::uint8_t status(std::uint32_t t) const { return fw_.at(t).status; }
-    const bg_bios_usage &window_counters(std::uint32_t t) const { return usage_.at(t); }
+    const bg_vec &credits(std::uint32_t t) const { return fw_t_.at(t).credit; }
+    std::uint8_t status(std::uint32_t t) const { return fw_t_.at(t).status; }
+    bg_bios_usage window_counters(std::uint32_t t) const;
     const TenantTotals &totals(std::uint32_t t) const { return totals_.at(t); }
-    std::uint32_t lfsr_state() const { return lfsr_; }
-    std::uint32_t scheduled() const { return bios_.n_sched; }
+    std::uint32_t lfsr_state() const { return agent_->read(BG_CTRL_SEED); }
+    std::uint32_t scheduled() const { return fw_.bios.n_sched; }
+    const Agent &agent() const { return *agent_; }
 
 private:
-    Decision admit_bios(std::uint32_t k, const bg_vec &c, std::uint32_t r1, std::uint32_t r2);
-    void refill();
+    bg_vec tenant_vec(std::uint32_t first, std::uint32_t t) const;
 
     AdmissionConfig cfg_;
-    std::vector<bg_bios_tenant> fw_;     // firmware-owned config and state
-    std::vector<bg_bios_usage> usage_;   // this window's counters, as the datapath keeps them
-    std::vector<std::uint64_t> active_;  // bit i: tenant i offered an I/O this window
-    std::vector<std::uint16_t> sched_list_;
-    std::vector<std::uint16_t> burst_next_;  // firmware writes
-    std::vector<std::uint16_t> burst_live_;  // datapath reads
-    std::vector<bg_vec> grant_;          // live window: bios grant, base share, wild limiter
-    std::vector<bg_vec> rem_;
-    std::vector<bg_vec> lend_;
+    std::unique_ptr<Agent> agent_;
+    std::vector<bg_bios_tenant> fw_t_;   // firmware-owned config and state
+    std::vector<bg_bios_usage> fw_u_;
+    std::vector<std::uint16_t> sched_;
+    std::vector<std::uint16_t> burst_;
+    bg_fw fw_{};
+    bg_hal hal_{};
     std::vector<TenantTotals> totals_;
-    bg_bios bios_{};
-    bg_vec pool_{};
-    bg_vec pool_grant_{};
-    std::uint32_t lfsr_ = 0;
-    std::uint64_t window_ = 0;
 };
 
 }  // namespace bg

@@ -16,11 +16,14 @@
 #include <cstdint>
 #include <vector>
 
+#include "burstgate/regs.h"
+
 namespace bg {
 
-inline constexpr unsigned kBpMaxQueues = 16;
-inline constexpr unsigned kBpCountBits = 16;          // every buffer count register
-inline constexpr unsigned kBpQuietBits = 4;           // quiet_windows register: 0..15
+// Widths from the register map (regs.h), which sizes the gateware too.
+inline constexpr unsigned kBpMaxQueues = BG_QUEUES_MAX;
+inline constexpr unsigned kBpCountBits = BG_BP_COUNT_BITS;  // every buffer count register
+inline constexpr unsigned kBpQuietBits = BG_BP_QUIET_BITS;  // quiet_windows register: 0..15
 inline constexpr std::uint32_t kBpMaxCount = (1u << kBpCountBits) - 1u;
 inline constexpr std::uint32_t kBpMaxQuiet = (1u << kBpQuietBits) - 1u;
 
@@ -63,6 +66,8 @@ public:
     explicit BufferPool(const BufferPoolConfig& cfg);
 
     Acquire acquire(unsigned queue);
+    // Whether acquire(queue) would not stall, changing nothing.
+    bool can_acquire(unsigned queue) const;
     // Throws std::logic_error when the queue has nothing in flight (a caller bug).
     void release(unsigned queue);
     // Window boundary: decide per queue whether its burst has ended (see the file comment).

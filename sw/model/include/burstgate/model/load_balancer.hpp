@@ -10,6 +10,8 @@
 #include <array>
 #include <cstdint>
 
+#include "burstgate/regs.h"
+
 namespace bg {
 
 enum class LbPolicy : std::uint8_t {
@@ -20,9 +22,10 @@ enum class LbPolicy : std::uint8_t {
 };
 
 // Widths the gateware is sized by; the model enforces the same bounds so the two agree.
-inline constexpr unsigned kLbMaxQueues = 16;      // ingress and egress queues each
-inline constexpr unsigned kLbDepthBits = 12;      // egress depth register: 1..4095 I/Os
-inline constexpr unsigned kLbChargeBits = 20;     // per-I/O charge clamp: 0..1048575 ns
+// They come from the register map (regs.h), which sizes the gateware too.
+inline constexpr unsigned kLbMaxQueues = BG_QUEUES_MAX;     // ingress and egress queues each
+inline constexpr unsigned kLbDepthBits = BG_LB_DEPTH_BITS;   // egress depth register: 1..4095 I/Os
+inline constexpr unsigned kLbChargeBits = BG_LB_CHARGE_BITS; // per-I/O charge clamp: 0..1048575 ns
 inline constexpr std::uint32_t kLbMaxDepth = (1u << kLbDepthBits) - 1u;
 inline constexpr std::uint32_t kLbMaxCharge = (1u << kLbChargeBits) - 1u;
 // Outstanding cost per egress fits 32 bits: kLbMaxDepth * kLbMaxCharge < 2^32.

@@ -1,0 +1,79 @@
+/* The firmware's window loop: the one control program that runs every window on any engine
+ * (the C++ model, the Verilated kernel, an Alveo board) through the register HAL. It owns no
+ * datapath state; everything it knows of the window it reads from the registers of the CTRL
+ * and TENANT blocks, and everything it decides it writes back there (docs/registers.md).
+ *
+ * One window, bg_fw_window():
+ *   WINDOW = TICK                      admission holds; the window's counters stand still
+ *   read ACTIVE, then per tenant the scheduler looks at: USAGE, THROTTLE, THROTTLE_N, SPILL_N
+ *   bios:       bg_bios_run; write GRANT and LEND_GRANT of every scheduled tenant, the burst
+ *               list, BURST_N and POOL (the reserved pool)
+ *   base:       nothing: the static shares written at init stay in force
+ *   wild:       credits and limits (bg_wildcbs_window); GRANT = limit, GLOBAL = total
+ *   dualbucket: POOL_DRAWN and POOL (the cheque left), bg_db_refill then bg_db_update on
+ *               HIST_ALL; GLOBAL = main bucket, POOL = cheque
+ *   cost adjustment (any scheduler, when enabled): bg_ca_window on HIST_ALL and the summed
+ *               USAGE against total; it writes COST.FACTOR itself
+ *   WINDOW = COMMIT                    grants refill, counters clear, admission resumes
+ * A tenant the loop does not rewrite keeps its grant (the datapath refills it every window),
+ * which is how a tenant BIOS dropped from its schedule list (§6.6) costs no work.
+ *
+ * Storage is the caller's (no heap): arrays of n tenants, sized at most BG_TENANTS_MAX. */
+#ifndef BURSTGATE_WINDOW_H
+#define BURSTGATE_WINDOW_H
+
+#include <stdint.h>
+
+#include "burstgate/bios.h"
+#include "burstgate/costadj.h"
+#include "burstgate/dualbucket.h"
+#include "burstgate/hal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+    BG_FW_OK = 0,
+    BG_FW_E_SCHEDULER = -10, /* scheduler is not a BG_SCHED_* value */
+    BG_FW_E_DUALBUCKET = -11, /* bg_db_config_error() names the field */
+    BG_FW_E_COSTADJ = -12     /* bg_ca_config_error() names the field */
+    /* otherwise a BG_BIOS_E_* code from bg_bios_init / bg_basecbs_alloc */
+};
+
+typedef struct bg_fw_config {
+    uint32_t scheduler;     /* BG_SCHED_* */
+    bg_bios_params bios;    /* total per window (every scheduler), BIOS ratios */
+    bg_db_config db;        /* dual-bucket; main_size is the main bucket's issuance */
+    uint32_t costadj;       /* 1: run delay-based cost adjustment every window */
+    bg_ca_config ca;
+} bg_fw_config;
+
+typedef struct bg_fw {
+    bg_fw_config cfg;
+    uint32_t n;
+    bg_bios_tenant *t;      /* [n]: res_base, res_burst, mode, credit, credit_max set by the caller */
+    bg_bios_usage *u;       /* [n]: the window's counters as read */
+    bg_bios bios;
+    bg_db_state db;
+    bg_ca_state ca;
+    bg_lhist hist;          /* the last window's HIST_ALL */
+    uint64_t active[BG_BIOS_BITMAP_WORDS];
+    uint32_t windows;       /* windows run */
+    const char *err_field;  /* with BG_FW_E_DUALBUCKET / BG_FW_E_COSTADJ */
+} bg_fw;
+
+/* Validate, then program the datapath: SCHEDULER, every tenant's RES_BASE, GRANT and
+ * LEND_GRANT, the pools, BURST_N = 0; then TICK + COMMIT so the first window starts full.
+ * sched_list and burst_list are [n] scratch for BIOS. Returns BG_FW_OK or an error code. */
+int bg_fw_init(bg_fw *fw, const bg_fw_config *cfg, bg_bios_tenant *t, bg_bios_usage *u,
+               uint16_t *sched_list, uint16_t *burst_list, uint32_t n, const bg_hal *hal);
+
+/* One window, as above. */
+void bg_fw_window(bg_fw *fw, const bg_hal *hal);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BURSTGATE_WINDOW_H */

@@ -1,0 +1,195 @@
+/* The firmware's window loop; see window.h. */
+#include "burstgate/window.h"
+
+#include <stddef.h>
+
+#include "burstgate/regs.h"
+
+static void write_vec(const bg_hal *hal, uint32_t first, uint32_t t, const bg_vec *v)
+{
+    for (unsigned d = 0; d < BG_COST_DIMS; d++)
+        bg_hal_write(hal, first + 4u * (t * BG_COST_DIMS + d), v->d[d]);
+}
+
+static void read_vec(const bg_hal *hal, uint32_t first, uint32_t t, bg_vec *v)
+{
+    for (unsigned d = 0; d < BG_COST_DIMS; d++)
+        v->d[d] = bg_hal_read(hal, first + 4u * (t * BG_COST_DIMS + d));
+}
+
+static void write_pool(const bg_hal *hal, uint32_t first, const bg_vec *v)
+{
+    for (unsigned d = 0; d < BG_COST_DIMS; d++)
+        bg_hal_write(hal, first + 4u * d, v->d[d]);
+}
+
+static void read_counters(const bg_hal *hal, uint32_t t, bg_bios_usage *u)
+{
+    read_vec(hal, BG_TENANT_USAGE(0), t, &u->usage);
+    read_vec(hal, BG_TENANT_THROTTLE(0), t, &u->throttle);
+    u->throttle_n = bg_hal_read(hal, BG_TENANT_THROTTLE_N(t));
+    u->spill_n = bg_hal_read(hal, BG_TENANT_SPILL_N(t));
+}
+
+static void read_active(bg_fw *fw, const bg_hal *hal)
+{
+    for (unsigned w = 0; w < BG_BIOS_BITMAP_WORDS; w++) {
+        uint64_t lo = bg_hal_read(hal, BG_CTRL_ACTIVE(2u * w));
+        uint64_t hi = bg_hal_read(hal, BG_CTRL_ACTIVE(2u * w + 1u));
+        fw->active[w] = lo | (hi << 32);
+    }
+}
+
+int bg_fw_init(bg_fw *fw, const bg_fw_config *cfg, bg_bios_tenant *t, bg_bios_usage *u,
+               uint16_t *sched_list, uint16_t *burst_list, uint32_t n, const bg_hal *hal)
+{
+    fw->err_field = NULL;
+    if (cfg->scheduler > BG_SCHED_DUALBUCKET)
+        return BG_FW_E_SCHEDULER;
+    if (cfg->scheduler == BG_SCHED_DUALBUCKET && (fw->err_field = bg_db_config_error(&cfg->db)) != NULL)
+        return BG_FW_E_DUALBUCKET;
+    if (cfg->costadj && (fw->err_field = bg_ca_config_error(&cfg->ca)) != NULL)
+        return BG_FW_E_COSTADJ;
+    /* bg_bios_init validates the tenants (count, burst >= base, no oversubscription) for
+     * every scheduler: what BIOS rejects is no valid provisioning for a baseline either. */
+    bg_bios_params check = cfg->bios;
+    if (cfg->scheduler != BG_SCHED_BIOS)
+        check.reserved_q16 = 0; /* only BIOS keeps a reserved pool out of the tenants' reach */
+    int rc = bg_bios_init(&fw->bios, &check, t, sched_list, burst_list, n);
+    if (rc != BG_BIOS_OK)
+        return rc;
+    fw->cfg = *cfg;
+    fw->cfg.bios = check;
+    fw->n = n;
+    fw->t = t;
+    fw->u = u;
+    fw->windows = 0;
+    bg_lh_clear(&fw->hist);
+    for (unsigned w = 0; w < BG_BIOS_BITMAP_WORDS; w++)
+        fw->active[w] = 0;
+
+    bg_hal_write(hal, BG_CTRL_WINDOW, BG_WINDOW_TICK);
+    bg_hal_write(hal, BG_CTRL_SCHEDULER, cfg->scheduler);
+    bg_hal_write(hal, BG_CTRL_BURST_N, 0);
+    const bg_vec zero = {{0}};
+    uint64_t sum[BG_COST_DIMS];
+    bg_base_sum(t, n, sum);
+    for (uint32_t i = 0; i < n; i++) {
+        u[i] = (bg_bios_usage){{{0}}, {{0}}, 0, 0};
+        bg_vec grant = t[i].alloc; /* BIOS: res_base after bg_bios_init */
+        if (cfg->scheduler == BG_SCHED_BASE)
+            grant = bg_basecbs_share(&cfg->bios.total, sum, &t[i]);
+        else if (cfg->scheduler == BG_SCHED_WILD)
+            bg_burst_cap(&t[i], &grant);
+        else if (cfg->scheduler == BG_SCHED_DUALBUCKET)
+            grant = zero; /* the buckets are shared; per-tenant grants are not consulted */
+        write_vec(hal, BG_TENANT_RES_BASE(0), i, &t[i].res_base);
+        write_vec(hal, BG_TENANT_GRANT(0), i, &grant);
+        write_vec(hal, BG_TENANT_LEND_GRANT(0), i, &zero);
+    }
+    bg_vec pool = zero, global = zero;
+    if (cfg->scheduler == BG_SCHED_BIOS) {
+        pool = fw->bios.reserved;
+    } else if (cfg->scheduler == BG_SCHED_WILD) {
+        global = cfg->bios.total;
+    } else if (cfg->scheduler == BG_SCHED_DUALBUCKET) {
+        bg_db_init(&fw->db, &cfg->db);
+        pool = fw->db.cheque;
+        global = fw->db.main;
+    }
+    write_pool(hal, BG_CTRL_POOL(0), &pool);
+    write_pool(hal, BG_CTRL_GLOBAL(0), &global);
+    if (cfg->costadj)
+        bg_ca_init(&fw->ca, &cfg->ca, hal);
+    bg_hal_write(hal, BG_CTRL_WINDOW, BG_WINDOW_COMMIT);
+    return BG_FW_OK;
+}
+
+static int bit(const uint64_t *bits, uint32_t i) { return (int)((bits[i >> 6] >> (i & 63u)) & 1u); }
+
+static void write_grant(bg_fw *fw, const bg_hal *hal, uint32_t i)
+{
+    write_vec(hal, BG_TENANT_GRANT(0), i, &fw->t[i].alloc);
+    write_vec(hal, BG_TENANT_LEND_GRANT(0), i, &fw->t[i].lend);
+}
+
+static void window_bios(bg_fw *fw, const bg_hal *hal)
+{
+    bg_bios *b = &fw->bios;
+    /* Only the tenants RUN_SCHEDULING will visit: the schedule list and the dropped tenants
+     * that offered an I/O (they wake). A dropped, silent tenant's counters are all zero. */
+    for (uint32_t j = 0; j < b->n_sched; j++)
+        read_counters(hal, b->sched_list[j], &fw->u[b->sched_list[j]]);
+    for (uint32_t i = 0; i < fw->n; i++)
+        if (bit(b->dropped, i) && bit(fw->active, i))
+            read_counters(hal, i, &fw->u[i]);
+    bg_bios_run(b, fw->u, fw->active);
+    /* Every tenant the run visited has a new grant: the schedule list, and the tenants this
+     * run dropped (their grant is now the floor, which then stays in the datapath). */
+    for (uint32_t j = 0; j < b->n_sched; j++)
+        write_grant(fw, hal, b->sched_list[j]);
+    for (unsigned w = 0; w < BG_BIOS_BITMAP_WORDS; w++)
+        for (uint64_t bits = b->dropped[w]; bits; bits &= bits - 1u) {
+            uint32_t i = w * 64u + (uint32_t)__builtin_ctzll(bits);
+            if (fw->t[i].dropped_at + 1u == b->window)
+                write_grant(fw, hal, i);
+        }
+    for (uint32_t j = 0; j < b->n_burst; j++)
+        bg_hal_write(hal, BG_TENANT_BURST_LIST(j), b->burst_list[j]);
+    bg_hal_write(hal, BG_CTRL_BURST_N, b->n_burst);
+    write_pool(hal, BG_CTRL_POOL(0), &b->reserved);
+}
+
+static void window_wild(bg_fw *fw, const bg_hal *hal)
+{
+    for (uint32_t i = 0; i < fw->n; i++) {
+        read_counters(hal, i, &fw->u[i]);
+        bg_vec limit;
+        bg_credit_update(&fw->t[i], &fw->u[i].usage);
+        bg_burst_cap(&fw->t[i], &limit);
+        write_vec(hal, BG_TENANT_GRANT(0), i, &limit);
+    }
+    write_pool(hal, BG_CTRL_GLOBAL(0), &fw->cfg.bios.total);
+}
+
+static void window_dualbucket(bg_fw *fw, const bg_hal *hal)
+{
+    const bool drawn = bg_hal_read(hal, BG_CTRL_POOL_DRAWN) & 1u;
+    for (unsigned d = 0; d < BG_COST_DIMS; d++)
+        fw->db.cheque.d[d] = bg_hal_read(hal, BG_CTRL_POOL(d));
+    /* The refill uses the target the previous window's estimate set; the estimate from this
+     * window's histogram sets the next one (dualbucket.h). */
+    bg_db_refill(&fw->db, &fw->cfg.db, drawn);
+    bg_db_update(&fw->db, &fw->cfg.db, &fw->hist);
+    write_pool(hal, BG_CTRL_GLOBAL(0), &fw->db.main);
+    write_pool(hal, BG_CTRL_POOL(0), &fw->db.cheque);
+}
+
+static void window_costadj(bg_fw *fw, const bg_hal *hal)
+{
+    bg_vec used = {{0}};
+    for (uint32_t i = 0; i < fw->n; i++) {
+        bg_vec v;
+        read_vec(hal, BG_TENANT_USAGE(0), i, &v);
+        bg_vec_add_sat(&used, &v);
+    }
+    bg_ca_window(&fw->ca, &fw->cfg.ca, hal, &fw->hist, &used, &fw->cfg.bios.total);
+}
+
+void bg_fw_window(bg_fw *fw, const bg_hal *hal)
+{
+    bg_hal_write(hal, BG_CTRL_WINDOW, BG_WINDOW_TICK);
+    read_active(fw, hal);
+    if (fw->cfg.scheduler == BG_SCHED_DUALBUCKET || fw->cfg.costadj)
+        bg_lh_read_hal(hal, BG_CTRL_HIST_ALL(0), &fw->hist);
+    if (fw->cfg.costadj)
+        window_costadj(fw, hal);
+    switch (fw->cfg.scheduler) {
+    case BG_SCHED_BIOS: window_bios(fw, hal); break;
+    case BG_SCHED_WILD: window_wild(fw, hal); break;
+    case BG_SCHED_DUALBUCKET: window_dualbucket(fw, hal); break;
+    default: break; /* BaseCBS: static shares */
+    }
+    bg_hal_write(hal, BG_CTRL_WINDOW, BG_WINDOW_COMMIT);
+    fw->windows++;
+}
