@@ -7,5 +7,7 @@
 namespace bg::py {
 
 void bind_cost(nanobind::module_ &m);
+void bind_agent(nanobind::module_ &m);
+void bind_blocks(nanobind::module_ &m);
 
 }  // namespace bg::py
