@@ -5,7 +5,7 @@ from amaranth.lib import data
 
 from .regmap import C
 
-__all__ = ["Descriptor", "CostVector", "CostedDescriptor", "pack", "unpack"]
+__all__ = ["Descriptor", "CostVector", "CostedDescriptor", "Decision", "Completion", "pack", "unpack"]
 
 #: One I/O as the VM queue hands it to the datapath.
 Descriptor = data.StructLayout({
@@ -25,6 +25,30 @@ CostVector = data.ArrayLayout(unsigned(C["COST_BITS"]), C["COST_DIMS"])
 CostedDescriptor = data.StructLayout({
     "desc": Descriptor,
     "cost": CostVector,
+})
+
+#: The datapath's verdict on one descriptor (``IoDecision`` in burstgate/model/agent.hpp).
+Decision = data.StructLayout({
+    "tag":     unsigned(C["TAG_BITS"]),
+    "tenant":  unsigned(C["TENANT_BITS"]),
+    "queue":   unsigned(C["QUEUE_BITS"]),    # ingress queue
+    "source":  unsigned(3),                   # SRC_* constants of the register map
+    "lender":  unsigned(C["TENANT_BITS"]),   # valid for SRC_BORROW
+    "egress":  unsigned(C["QUEUE_BITS"]),    # valid when admitted (source < SRC_DEFER)
+    "hot":     unsigned(1),                   # the segment was hot for this I/O
+    "prefill": unsigned(1),                   # its buffer came from the shared pool
+    "cost":    CostVector,
+})
+
+#: An I/O the storage agent finished (``IoCompletion`` in agent.hpp): it names the egress,
+#: queue and charge its decision carried, so the datapath keeps no per-tag table.
+Completion = data.StructLayout({
+    "tag":         unsigned(C["TAG_BITS"]),
+    "tenant":      unsigned(C["TENANT_BITS"]),
+    "queue":       unsigned(C["QUEUE_BITS"]),
+    "egress":      unsigned(C["QUEUE_BITS"]),
+    "charge_ns":   unsigned(C["COST_BITS"]),  # the decision's cpu cost
+    "sa_delay_ns": unsigned(32),              # time in the storage agent, backend excluded
 })
 
 
