@@ -8,6 +8,7 @@ namespace bg::py {
 
 void bind_cost(nanobind::module_ &m);
 void bind_agent(nanobind::module_ &m);
+void bind_firmware(nanobind::module_ &m);
 void bind_blocks(nanobind::module_ &m);
 
 }  // namespace bg::py

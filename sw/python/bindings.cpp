@@ -7,5 +7,6 @@ NB_MODULE(burstgate_model, m)
     m.doc() = "burstgate's bit-exact C++ reference model (the RTL is verified against it).";
     bg::py::bind_cost(m);
     bg::py::bind_agent(m);
+    bg::py::bind_firmware(m);
     bg::py::bind_blocks(m);
 }
