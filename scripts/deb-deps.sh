@@ -12,6 +12,7 @@ pkgs=(
   libgtest-dev     # C++ unit tests
   libbenchmark-dev # make bench
   libxrt-dev       # XrtDevice (Alveo engine)
+  librocksdb-dev   # burstgate-rocksdb-record: real RocksDB block-I/O traces (sw/lsm, optional)
   make
 )
 missing=()

@@ -1,0 +1,56 @@
+// Replay of a recorded block-I/O trace (e.g. from burstgate-rocksdb-record, which wraps a
+// real RocksDB's FileSystem) through the volume model, with or without Calcspar's allocator.
+//
+// Trace format, one I/O per line, '#' starts a comment:
+//   t_ns thread op source level file offset bytes
+//   op: R | W; source: user | wal | flush | compaction | prefetch; level: the compaction's
+//   input level (0 otherwise); file: RocksDB file number; offset, bytes: within that file.
+// Replay keeps each recorded thread's order: a thread issues its next I/O when the previous
+// one has completed and not before the recorded time x time_scale (so a thread that was
+// waiting on the disk in the recording waits on the model instead).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "burstgate/lsm/cloud_volume.hpp"
+#include "burstgate/lsm/experiment.hpp"
+
+namespace bg::lsm {
+
+struct TraceRecord {
+    Time t = 0;
+    std::uint32_t thread = 0;
+    IoOp op = IoOp::read;
+    IoSource source = IoSource::user;
+    std::uint8_t level = 0;
+    std::uint64_t file = 0;
+    std::uint64_t offset = 0;
+    std::uint32_t bytes = 0;
+};
+
+// Throws std::runtime_error("PATH:LINE: what") on a malformed line or unreadable file.
+std::vector<TraceRecord> read_trace(const std::string& path);
+void write_trace_header(std::FILE* f);
+std::string format_trace_record(const TraceRecord& r);
+
+struct ReplaySpec {
+    std::string store = "calcspar";  // calcspar (allocator + stabilizer) | direct
+    std::string allocator = "twa";   // calcspar: twa | na | twa-reserve
+    VolumeSpec volume;
+    double time_scale = 1.0;
+    std::uint64_t seed = 1;
+};
+
+struct ReplayResult {
+    std::map<std::string, LatencySummary> by_source;  // per source, plus "all"
+    VolumeStats volume;
+    double volume_iops = 0;  // tokens per simulated second
+    Time span = 0;           // simulated time until the last completion
+};
+
+ReplayResult replay(const std::vector<TraceRecord>& trace, const ReplaySpec& spec);
+
+}  // namespace bg::lsm

@@ -1,0 +1,140 @@
+#include "burstgate/lsm/replay.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+
+#include "burstgate/lsm/allocator.hpp"
+
+namespace bg::lsm {
+
+namespace {
+bool parse_source(const std::string& s, IoSource& out)
+{
+    for (IoSource v : {IoSource::user, IoSource::wal, IoSource::flush, IoSource::compaction, IoSource::prefetch}) {
+        if (s == to_string(v)) {
+            out = v;
+            return true;
+        }
+    }
+    return false;
+}
+}  // namespace
+
+void write_trace_header(std::FILE* f)
+{
+    std::fputs("# burstgate block-I/O trace v1: t_ns thread op source level file offset bytes\n", f);
+}
+
+std::string format_trace_record(const TraceRecord& r)
+{
+    std::ostringstream o;
+    o << r.t << ' ' << r.thread << ' ' << (r.op == IoOp::read ? 'R' : 'W') << ' ' << to_string(r.source) << ' '
+      << static_cast<int>(r.level) << ' ' << r.file << ' ' << r.offset << ' ' << r.bytes << '\n';
+    return o.str();
+}
+
+std::vector<TraceRecord> read_trace(const std::string& path)
+{
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error(path + ": cannot open");
+    std::vector<TraceRecord> out;
+    std::string line;
+    std::size_t n = 0;
+    while (std::getline(in, line)) {
+        ++n;
+        const auto hash = line.find('#');
+        if (hash != std::string::npos) line.resize(hash);
+        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+        std::istringstream s(line);
+        TraceRecord r;
+        long long t;
+        std::string op, src, extra;
+        int level;
+        if (!(s >> t >> r.thread >> op >> src >> level >> r.file >> r.offset >> r.bytes) || (s >> extra)) {
+            throw std::runtime_error(path + ":" + std::to_string(n) +
+                                     ": expected 't_ns thread op source level file offset bytes'");
+        }
+        auto bad = [&](const std::string& what) { throw std::runtime_error(path + ":" + std::to_string(n) + ": " + what); };
+        if (t < 0) bad("negative time");
+        if (op != "R" && op != "W") bad("op must be R or W, not '" + op + "'");
+        if (!parse_source(src, r.source)) bad("unknown source '" + src + "'");
+        if (level < 0 || level > 63) bad("level out of range");
+        if (r.bytes == 0) bad("zero-byte I/O");
+        r.t = t;
+        r.op = op == "R" ? IoOp::read : IoOp::write;
+        r.level = static_cast<std::uint8_t>(level);
+        out.push_back(r);
+    }
+    return out;
+}
+
+ReplayResult replay(const std::vector<TraceRecord>& trace, const ReplaySpec& spec)
+{
+    if (spec.time_scale < 0) throw std::invalid_argument("replay: time_scale must be >= 0");
+    EventLoop loop;
+    CloudVolume volume(loop, spec.volume, spec.seed);
+    std::unique_ptr<CongestionAwareAllocator> alloc;
+    Volume* io = &volume;
+    if (spec.store == "calcspar") {
+        CongestionAwareAllocator::Policy pol = CongestionAwareAllocator::Policy::time_window;
+        if (spec.allocator == "na") pol = CongestionAwareAllocator::Policy::no_allocation;
+        else if (spec.allocator == "twa-reserve") pol = CongestionAwareAllocator::Policy::time_window_reserve;
+        else if (spec.allocator == "sa") pol = CongestionAwareAllocator::Policy::static_share;
+        else if (spec.allocator == "da") pol = CongestionAwareAllocator::Policy::dynamic_share;
+        else if (spec.allocator != "twa") throw std::invalid_argument("unknown allocator '" + spec.allocator + "'");
+        alloc = std::make_unique<CongestionAwareAllocator>(volume, pol, spec.volume.phase);
+        io = alloc.get();
+    } else if (spec.store != "direct") {
+        throw std::invalid_argument("replay: store must be calcspar or direct, not '" + spec.store + "'");
+    }
+    // One in-order stream per recorded thread.
+    std::map<std::uint32_t, std::vector<const TraceRecord*>> threads;
+    for (const auto& r : trace) threads[r.thread].push_back(&r);
+    std::map<std::string, std::vector<Time>> lat;
+    Time last = 0;
+    struct Cursor {
+        std::vector<const TraceRecord*>* recs;
+        std::size_t i = 0;
+    };
+    std::vector<std::unique_ptr<Cursor>> cursors;
+    std::function<void(Cursor*)> next = [&](Cursor* c) {
+        if (c->i >= c->recs->size()) return;
+        const TraceRecord& r = *(*c->recs)[c->i];
+        const Time at = std::max(loop.now(), static_cast<Time>(static_cast<double>(r.t) * spec.time_scale));
+        loop.at(at, [&, c, &r = r] {
+            IoRequest req;
+            req.offset = (r.file << 36) + r.offset;  // files 64 GiB apart on the volume
+            req.bytes = r.bytes;
+            req.op = r.op;
+            req.source = r.source;
+            req.level = r.level;
+            const Time start = loop.now();
+            io->submit(req, [&, c, start, src = r.source] {
+                lat[to_string(src)].push_back(loop.now() - start);
+                lat["all"].push_back(loop.now() - start);
+                last = loop.now();
+                ++c->i;
+                next(c);
+            });
+        });
+    };
+    for (auto& [id, recs] : threads) {
+        cursors.push_back(std::make_unique<Cursor>(Cursor{&recs}));
+        next(cursors.back().get());
+    }
+    // Run until every thread has finished (completions keep scheduling the next I/O).
+    while (!loop.empty()) loop.run_until(loop.now() + kSec);
+    ReplayResult out;
+    for (auto& [src, v] : lat) out.by_source[src] = summarize(v);
+    out.volume = volume.stats();
+    out.span = last;
+    out.volume_iops = out.span > 0 ? static_cast<double>(out.volume.tokens) / (static_cast<double>(out.span) / 1e9) : 0;
+    return out;
+}
+
+}  // namespace bg::lsm
