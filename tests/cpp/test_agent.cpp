@@ -14,6 +14,7 @@
 #include "burstgate/model/agent.hpp"
 #include "burstgate/regs.h"
 #include "burstgate/window.h"
+#include "agent_fixture.hpp"
 
 namespace {
 
@@ -25,42 +26,12 @@ constexpr bg_vec kIo{{1000, 4096, 4096, 4096}};
 
 bg_vec ios(std::uint32_t n) { return bg_credit_from_ios(n, &kIo); }
 
-void flat_cost(Agent &a)
-{
-    bg_hal hal = a.hal();
-    const std::uint32_t hi[BG_COST_SIZE_LO_COUNT] = {0xFFFFFF, 0xFFFFFF, 0xFFFFFF, 0xFFFFFF,
-                                                     0xFFFFFF, 0xFFFFFF, 0xFFFFFF};
-    ASSERT_EQ(bg_cost_set_bounds(&hal, hi), 0);
-    const std::uint32_t zero[BG_COST_DIMS] = {0, 0, 0, 0};
-    for (bool w : {false, true})
-        ASSERT_EQ(bg_cost_set_entry(&hal, 0, w, 0, kIo.d, zero), 0);
-}
+void flat_cost(Agent &a) { ASSERT_TRUE(test::flat_cost(a.hal(), kIo)); }
 
-void write_vec(Agent &a, std::uint32_t first, std::uint32_t t, const bg_vec &v)
-{
-    for (unsigned d = 0; d < BG_COST_DIMS; d++)
-        a.write(first + 4u * (t * BG_COST_DIMS + d), v.d[d]);
-}
-
-bg_vec read_vec(const Agent &a, std::uint32_t first, std::uint32_t t)
-{
-    bg_vec v;
-    for (unsigned d = 0; d < BG_COST_DIMS; d++)
-        v.d[d] = a.read(first + 4u * (t * BG_COST_DIMS + d));
-    return v;
-}
-
-void write_pool(Agent &a, std::uint32_t first, const bg_vec &v)
-{
-    for (unsigned d = 0; d < BG_COST_DIMS; d++)
-        a.write(first + 4u * d, v.d[d]);
-}
-
-void commit(Agent &a)
-{
-    a.write(BG_CTRL_WINDOW, BG_WINDOW_TICK);
-    a.write(BG_CTRL_WINDOW, BG_WINDOW_COMMIT);
-}
+using test::commit;
+using test::read_vec;
+using test::write_pool;
+using test::write_vec;
 
 IoDecision io(Agent &a, std::uint16_t tenant, std::uint8_t queue = 0, std::uint16_t segment = 0)
 {
@@ -310,11 +281,7 @@ TEST(FirmwareWindow, BiosThroughTheDeviceInterface)
     cfg.scheduler = BG_SCHED_BIOS;
     cfg.bios = bg_bios_params{ios(10), 0, BG_BIOS_ONE / 2, 2 * BG_BIOS_ONE, BG_BIOS_ONE / 16};
     ASSERT_EQ(bg_fw_init(&fw, &cfg, t.data(), u.data(), sched.data(), burst.data(), 2, &hal), BG_FW_OK);
-    const std::uint32_t hi[BG_COST_SIZE_LO_COUNT] = {0xFFFFFF, 0xFFFFFF, 0xFFFFFF, 0xFFFFFF,
-                                                     0xFFFFFF, 0xFFFFFF, 0xFFFFFF};
-    const std::uint32_t zero[BG_COST_DIMS] = {0, 0, 0, 0};
-    ASSERT_EQ(bg_cost_set_bounds(&hal, hi), 0);
-    ASSERT_EQ(bg_cost_set_entry(&hal, 0, false, 0, kIo.d, zero), 0);
+    ASSERT_TRUE(test::flat_cost(hal, kIo));
     dev->write32(BG_LB_DEPTH, 4095);
 
     // Tenant 0 wants 6 I/Os a window, tenant 1 is idle: BIOS grows tenant 0 into the unused

@@ -1,5 +1,6 @@
 // Dual-bucket throttling: equations (1)-(2) against the Figure 6 setting, the firmware's
-// cheque target and refill rule, and the per-I/O admission under a hot-segment burst.
+// cheque target and refill rule, and the agent's dual-bucket admission under a hot-segment
+// burst with the firmware's window loop reading the SA-delay histogram from the registers.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,7 +11,9 @@
 
 #include "burstgate/dualbucket.h"
 #include "burstgate/latency_hist.h"
-#include "burstgate/model/dual_bucket.hpp"
+#include "burstgate/model/agent.hpp"
+#include "burstgate/window.h"
+#include "agent_fixture.hpp"
 
 namespace {
 
@@ -82,14 +85,19 @@ TEST(DualBucketFw, LnTableAndConfigErrors)
     c.cheque_share_q16 = 65537;
     EXPECT_STREQ(bg_db_config_error(&c), "cheque_share");
 
-    bg_db_config bad = fig6_config();
-    bad.alpha = 0;
-    try {
-        bg::DualBucket db({bad, 20, 3});
-        FAIL() << "accepted alpha = 0";
-    } catch (const std::invalid_argument& e) {
-        EXPECT_NE(std::string(e.what()).find("dualbucket.alpha"), std::string::npos);
-    }
+    // The firmware refuses it at init and names the field.
+    bg::Agent a(bg::AgentParams{1, 1, 1, 16});
+    bg_hal hal = a.hal();
+    bg_fw_config cfg{};
+    cfg.scheduler = BG_SCHED_DUALBUCKET;
+    cfg.db = fig6_config();
+    cfg.db.alpha = 0;
+    bg_bios_tenant t{};
+    bg_bios_usage u{};
+    uint16_t sched = 0, burst = 0;
+    bg_fw fw{};
+    EXPECT_EQ(bg_fw_init(&fw, &cfg, &t, &u, &sched, &burst, 1, &hal), BG_FW_E_DUALBUCKET);
+    EXPECT_STREQ(fw.err_field, "alpha");
 }
 
 TEST(DualBucketFw, DeltaClamps)
@@ -212,7 +220,7 @@ TEST(DualBucketFw, UpdateFromHistogram)
     EXPECT_EQ(st.wp_ns, 70997u);
 }
 
-// ---- the model under a burst ----------------------------------------------------------
+// ---- the agent in dual-bucket mode, run by the firmware's window loop ------------------
 
 constexpr uint16_t kSegs = 100;
 constexpr uint16_t kHotSegs = 20;
@@ -223,15 +231,53 @@ const bg_vec kIo{{2000, 0, 4096, 4096}};  // a 4 KiB write
 struct Interval {
     uint64_t steady_main = 0, steady_cheque = 0, steady_deferred = 0;
     uint64_t hot_main = 0, hot_cheque = 0, hot_deferred = 0;
+    uint64_t spent_sw = 0;  // admitted swlimit bytes
+};
+
+// The agent with one tenant, a flat cost of kIo, segments monitored with R and N, and the
+// firmware in dual-bucket mode with the Figure 6 estimator.
+struct DualBucketAgent {
+    bg::Agent a{bg::AgentParams{1, 1, 1, 16}};
+    bg_hal hal = a.hal();
+    bg_bios_tenant t{};
+    bg_bios_usage u{};
+    uint16_t sched = 0, burst = 0;
+    bg_fw fw{};
+
+    DualBucketAgent()
+    {
+        EXPECT_TRUE(bg::test::flat_cost(hal, kIo));
+        a.write(BG_LB_DEPTH, BG_LB_DEPTH_MASK);
+        a.write(BG_SEGMON_HOT_THRESHOLD, kR);
+        a.write(BG_SEGMON_STEADY_WINDOWS, kN);
+        bg_fw_config cfg{};
+        cfg.scheduler = BG_SCHED_DUALBUCKET;
+        cfg.db = fig6_config();
+        cfg.bios.total = cfg.db.main_size;
+        EXPECT_EQ(bg_fw_init(&fw, &cfg, &t, &u, &sched, &burst, 1, &hal), BG_FW_OK);
+    }
+    bg::IoDecision io(uint16_t segment, uint32_t sa_delay_ns)
+    {
+        bg::IoDesc d;
+        d.segment = segment;
+        d.write = true;
+        const bg::IoDecision x = a.io(d);
+        if (x.admitted())  // the SA finishes it within the interval
+            a.complete(bg::IoCompletion{0, 0, 0, x.egress, x.cost.d[BG_DIM_CPU], sa_delay_ns});
+        return x;
+    }
+    bg_vec cheque() const { return bg::test::read_pool(a, BG_CTRL_POOL(0)); }
+    bg_vec main() const { return bg::test::read_pool(a, BG_CTRL_GLOBAL(0)); }
 };
 
 // Burst: 1.5 x the main bucket's worth of I/Os, 80 % of them on 20 % of the segments,
-// interleaved 4 hot : 1 steady. Calm: 400 I/Os spread evenly, 4 per segment.
-Interval run_interval(bg::DualBucket& db, bool burst)
+// interleaved 4 hot : 1 steady. Calm: 400 I/Os spread evenly, 4 per segment. Of every 100
+// completions 94 take 500 ns and 6 take 40 us in the SA, so P95 lands in the slow bucket.
+Interval run_interval(DualBucketAgent& db, bool burst)
 {
     Interval r;
     const int n = burst ? 975 : 400;
-    int hot_i = 0, steady_i = 0;
+    int hot_i = 0, steady_i = 0, done = 0;
     for (int i = 0; i < n; i++) {
         uint16_t seg;
         bool hot_seg;
@@ -245,111 +291,123 @@ Interval run_interval(bg::DualBucket& db, bool burst)
             seg = static_cast<uint16_t>(kHotSegs + steady_i++ % (kSegs - kHotSegs));
             hot_seg = false;
         }
-        const bg::DbDecision d = db.admit(seg, kIo);
-        if (d.source == bg::DbSource::Cheque) {
+        const bg::IoDecision d = db.io(seg, done % 100 < 94 ? 500 : 40000);
+        done += d.admitted();
+        if (d.source == BG_SRC_RESERVED) {
             EXPECT_FALSE(d.hot) << "a hot segment drew a cheque";
         }
-        EXPECT_EQ(d.hot, db.monitor().is_hot(seg));
+        EXPECT_EQ(d.hot, db.a.segments().is_hot(seg));
         uint64_t* slot[2][3] = {{&r.steady_main, &r.steady_cheque, &r.steady_deferred},
                                 {&r.hot_main, &r.hot_cheque, &r.hot_deferred}};
-        ++*slot[hot_seg][static_cast<int>(d.source)];
+        const int k = d.source == BG_SRC_OWN ? 0 : d.source == BG_SRC_RESERVED ? 1 : 2;
+        ++*slot[hot_seg][k];
+        if (d.admitted())
+            r.spent_sw += d.cost.d[BG_DIM_SWLIMIT];
     }
     return r;
 }
 
-TEST(DualBucketModel, HotBurstSteadySegmentsUseCheque)
+// What the firmware must have done with this window's histogram: delta_p * T as a share of S.
+uint32_t expected_target(const bg_lhist& h)
 {
-    bg::DualBucket db({fig6_config(), kR, kN});
-    // P95 = 32768 + ceil(16384/6) - 1 = 35498 ns: delta ~ 345 Mbps, a cheque below its cap.
-    const bg_lhist window = histogram(94, 6, 40000);
-    ASSERT_EQ(bg_lh_percentile(&window, 950000, BG_LH_INTERP), 35498u);
-    const double want_target = delta_ref(35498) / kMu * kSwBytes;
+    const bg_db_config c = fig6_config();
+    bg_vec t;
+    bg_db_target(&c, bg_db_delta_q16(&c, bg_lh_percentile(&h, c.pct_ppm, c.hist_mode)), &t);
+    return t.d[BG_DIM_SWLIMIT];
+}
 
+TEST(DualBucketAgent, HotBurstSteadySegmentsUseCheque)
+{
+    DualBucketAgent db;
     bool prev_overdrawn = false;
+    uint32_t target = db.cheque().d[BG_DIM_SWLIMIT];  // init: target = cap
+    uint64_t deferred_total = 0, deferred_hot_total = 0;
     for (uint32_t k = 0; k < 20; k++) {
         const bool burst = k >= 3 && k < 10;
-        const bg_vec target_before = db.buckets().target;
         const Interval r = run_interval(db, burst);
-        db.tick(window);
-        const bg::DbCounters& last = db.last_interval();
+        bg_lhist h;
+        bg_lh_read_hal(&db.hal, BG_CTRL_HIST_ALL(0), &h);
+        EXPECT_EQ(db.a.read(BG_CTRL_DEFERRED), deferred_total + r.steady_deferred + r.hot_deferred);
+        deferred_total += r.steady_deferred + r.hot_deferred;
+        deferred_hot_total += r.hot_deferred;
+        bg_fw_window(&db.fw, &db.hal);
 
-        // The cheque was refilled with the target latched at the previous tick ...
-        EXPECT_EQ(db.buckets().cheque.d[BG_DIM_SWLIMIT], target_before.d[BG_DIM_SWLIMIT]);
-        // ... and the new target is delta_p * T from this interval's P95.
-        EXPECT_NEAR(double(db.buckets().target.d[BG_DIM_SWLIMIT]), want_target,
-                    kSwBytes / 65536.0 + 2.0);
+        // The cheque was refilled with the target the previous window's P95 set ...
+        EXPECT_EQ(db.cheque().d[BG_DIM_SWLIMIT], target) << k;
+        // ... and the new target is delta_p * T from this window's P95, read from HIST_ALL.
+        target = db.fw.db.target.d[BG_DIM_SWLIMIT];
+        EXPECT_EQ(target, expected_target(h)) << k;
+        EXPECT_LT(target, bg_db_config{fig6_config()}.main_size.d[BG_DIM_SWLIMIT] / 5 + 1) << k;
 
-        const uint64_t spent = last.spent.d[BG_DIM_SWLIMIT];
-        const bool overdrawn = spent > kSwBytes;
+        const bool overdrawn = r.spent_sw > kSwBytes;
         EXPECT_FALSE(overdrawn && prev_overdrawn) << "overdraw in two intervals, k=" << k;
         prev_overdrawn = overdrawn;
         if (k == 3) {
             EXPECT_TRUE(overdrawn) << "first burst interval draws the full main and the cheque";
-            EXPECT_LE(spent, uint64_t{kSwBytes} + target_before.d[BG_DIM_SWLIMIT]);
         } else {
             EXPECT_FALSE(overdrawn) << k;
         }
-
         if (burst) {
             EXPECT_GT(r.steady_cheque, 0u) << k;
             EXPECT_EQ(r.steady_deferred, 0u) << k;
             EXPECT_EQ(r.hot_cheque, 0u) << k;
             EXPECT_GT(r.hot_deferred, 0u) << k;
-            EXPECT_EQ(last.deferred, r.hot_deferred);
-            EXPECT_EQ(last.deferred_hot, r.hot_deferred);
         } else {
-            EXPECT_EQ(last.deferred, 0u) << k;
-            EXPECT_EQ(last.cheque, 0u) << k;
+            EXPECT_EQ(r.steady_deferred + r.hot_deferred, 0u) << k;
+            EXPECT_EQ(r.steady_cheque + r.hot_cheque, 0u) << k;
         }
     }
     // Hot segments last exceeded R in interval 9: hot through 12, steady from 13.
-    EXPECT_FALSE(db.monitor().is_hot(0));
-    EXPECT_EQ(db.totals().deferred, db.totals().deferred_hot);
-    EXPECT_EQ(db.buckets().main.d[BG_DIM_SWLIMIT], kSwBytes);
+    EXPECT_FALSE(db.a.segments().is_hot(0));
+    EXPECT_EQ(deferred_total, deferred_hot_total);
+    EXPECT_EQ(db.main().d[BG_DIM_SWLIMIT], kSwBytes);
 }
 
-TEST(DualBucketModel, HoldAfterBurstThenSteady)
+TEST(DualBucketAgent, HoldAfterBurstThenSteady)
 {
-    bg::DualBucket db({fig6_config(), kR, kN});
-    const bg_lhist window = histogram(94, 6, 40000);
+    DualBucketAgent db;
     run_interval(db, true);
-    db.tick(window);  // now interval 1
+    bg_fw_window(&db.fw, &db.hal);
     for (uint32_t k = 1; k <= kN; k++) {
-        EXPECT_TRUE(db.monitor().is_hot(0)) << k;
+        EXPECT_TRUE(db.a.segments().is_hot(0)) << k;
         run_interval(db, false);
-        db.tick(window);
+        bg_fw_window(&db.fw, &db.hal);
     }
-    EXPECT_FALSE(db.monitor().is_hot(0));
-    EXPECT_FALSE(db.monitor().is_hot(kHotSegs));
+    EXPECT_FALSE(db.a.segments().is_hot(0));
+    EXPECT_FALSE(db.a.segments().is_hot(kHotSegs));
 }
 
-TEST(DualBucketModel, ChequeAsLaterSourceMarksDrawn)
+// The refill rule through the registers: after a window in which the cheque paid, the whole
+// target is paid again from the new window's issuance; after one without, only the shortfall.
+TEST(DualBucketAgent, DrawnChequeIsPaidFromTheNextMainBucket)
 {
-    bg::DualBucket db({fig6_config(), kR, kN});
-    const bg_lhist window = histogram(94, 6, 40000);
-    const uint32_t cheque0 = db.buckets().cheque.d[BG_DIM_SWLIMIT];
-    EXPECT_FALSE(db.draw_cheque(true, kIo));
-    EXPECT_TRUE(db.draw_cheque(false, kIo));
-    EXPECT_EQ(db.buckets().cheque.d[BG_DIM_SWLIMIT], cheque0 - 4096);
-    db.tick(window);
-    // Drawn: this interval paid the whole cheque (init target = cap) out of the main bucket.
-    EXPECT_EQ(db.buckets().main.d[BG_DIM_SWLIMIT], kSwBytes - cheque0);
-    db.tick(window);
-    // Not drawn, and the target shrank from the cap to delta_p * T: nothing to pay.
-    ASSERT_LT(db.buckets().cheque.d[BG_DIM_SWLIMIT], cheque0);
-    EXPECT_EQ(db.buckets().main.d[BG_DIM_SWLIMIT], kSwBytes);
+    DualBucketAgent db;
+    const uint32_t cheque0 = db.cheque().d[BG_DIM_SWLIMIT];
+    bg::test::write_pool(db.a, BG_CTRL_GLOBAL(0), bg_vec{});  // main empty: the cheque pays
+    EXPECT_EQ(db.io(1, 500).source, BG_SRC_RESERVED);
+    EXPECT_EQ(db.a.read(BG_CTRL_POOL_DRAWN), 1u);
+    EXPECT_EQ(db.cheque().d[BG_DIM_SWLIMIT], cheque0 - 4096);
+    bg_fw_window(&db.fw, &db.hal);
+    EXPECT_EQ(db.main().d[BG_DIM_SWLIMIT], kSwBytes - cheque0);
+    EXPECT_EQ(db.cheque().d[BG_DIM_SWLIMIT], cheque0);
+    EXPECT_EQ(db.a.read(BG_CTRL_POOL_DRAWN), 0u);
+    // One fast completion (500 ns): delta_p is mu (clamped), the target the full cap; nothing drawn.
+    bg_fw_window(&db.fw, &db.hal);
+    EXPECT_EQ(db.main().d[BG_DIM_SWLIMIT], kSwBytes);
 }
 
-TEST(DualBucketModel, DeferredWhenNothingCovers)
+TEST(DualBucketAgent, DeferredWhenNothingCoversAndTheSegmentStillCounts)
 {
-    bg::DualBucket db({fig6_config(), kR, kN});
-    const bg_vec huge{{1, 0, 0, kSwBytes + 1}};
-    const bg::DbDecision d = db.admit(50, huge);
-    EXPECT_EQ(d.source, bg::DbSource::Deferred);
-    EXPECT_EQ(db.current().deferred, 1u);
-    EXPECT_EQ(db.current().spent.d[BG_DIM_SWLIMIT], 0u);
-    // The segment's count still moved: demand, not admissions, decides hotness.
-    EXPECT_EQ(db.monitor().entry(50).count, 1u);
+    DualBucketAgent db;
+    bg::test::write_pool(db.a, BG_CTRL_GLOBAL(0), bg_vec{});
+    bg::test::write_pool(db.a, BG_CTRL_POOL(0), bg_vec{});
+    const bg::IoDecision d = db.io(50, 500);
+    EXPECT_EQ(d.source, BG_SRC_DEFER);
+    EXPECT_EQ(db.a.read(BG_CTRL_DEFERRED), 1u);
+    EXPECT_EQ(db.a.read(BG_TENANT_THROTTLE_N(0)), 1u);
+    EXPECT_EQ(db.a.read(BG_TENANT_USAGE(0 * 4 + BG_DIM_SWLIMIT)), 0u);
+    // Demand, not admissions, decides hotness: the segment's count still moved.
+    EXPECT_EQ(db.a.segments().entry(50).count, 1u);
 }
 
 }  // namespace
