@@ -13,6 +13,7 @@ pkgs=(
   libbenchmark-dev # make bench
   libxrt-dev       # XrtDevice (Alveo engine)
   librocksdb-dev   # burstgate-rocksdb-record: real RocksDB block-I/O traces (sw/lsm, optional)
+  libyaml-cpp-dev  # burstgate-sim scenario files
   make
 )
 missing=()

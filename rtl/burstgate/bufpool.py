@@ -1,0 +1,254 @@
+"""The two-tier I/O buffer pool (BurstCBS §5.1, Figure 12) as credit accounting, one acquire,
+one release and one window tick per clock.
+
+The rule is the one of ``sw/model/include/burstgate/model/buffer_pool.hpp``, which the unit
+and cocotb testbenches compare against decision by decision.
+"""
+
+from amaranth import Module, Mux, Signal, unsigned
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from .regmap import C
+
+__all__ = ["BufferPool", "BufferRequest", "BufferGrant", "BufferRelease"]
+
+_COUNT = C["BP_COUNT_BITS"]
+_QUIET = C["BP_QUIET_BITS"]
+_QUEUE = C["QUEUE_BITS"]
+
+#: An I/O asking its queue for a buffer; ``tag`` is carried through untouched.
+BufferRequest = data.StructLayout({
+    "queue": unsigned(_QUEUE),
+    "tag":   unsigned(C["TAG_BITS"]),
+})
+
+#: A granted buffer: ``borrowed`` when it was just moved from the shared pool (the one time
+#: it is prefilled with the queue's metadata), else one the queue already held.
+BufferGrant = data.StructLayout({
+    "queue":    unsigned(_QUEUE),
+    "tag":      unsigned(C["TAG_BITS"]),
+    "borrowed": unsigned(1),
+})
+
+#: An I/O of ``queue`` finished and gave its buffer back.
+BufferRelease = data.StructLayout({
+    "queue": unsigned(_QUEUE),
+})
+
+
+class BufferPool(wiring.Component):
+    """Per-queue dedicated buffers plus a shared pool a bursting queue borrows from.
+
+    An I/O of queue q gets a buffer the queue holds while ``inflight < dedicated + extra``;
+    otherwise it borrows one from the shared pool (``extra += 1``) unless the pool is empty
+    or q already holds ``borrow_cap`` extra buffers, in which case it waits (``i.ready``
+    stays low, nothing changes). At a window tick, a queue holding extra buffers whose peak
+    in-flight count in the window stayed within its dedicated buffers counts one quiet
+    window; after ``quiet_windows`` of them in a row all its extra buffers go back. With
+    ``quiet_windows = 0`` an extra buffer goes back on its release instead.
+
+    Within one cycle the events apply in the order acquire (decided on the state at the start
+    of the cycle), release, tick — the order the reference model is driven in. Throughput:
+    one acquire per cycle while ``o.ready``; a release and a tick every cycle.
+
+    The free shared count is kept as ``shared - sum(extra)``, so all state resets to zero and
+    the configuration inputs need no load strobe. Change the configuration only with no I/O
+    outstanding, then pulse ``rebuild`` (the register map's "a write rebuilds the pool").
+
+    Parameters
+    ----------
+    queues : int
+        Queues, 1..``QUEUES_MAX``.
+
+    Members
+    -------
+    i : In(stream.Signature(BufferRequest))
+        Acquire requests. ``ready`` depends combinationally on ``valid`` and
+        ``payload.queue``. A queue id at or above ``queues`` is never accepted (a caller
+        bug; the model raises).
+    o : Out(stream.Signature(BufferGrant))
+        Grants, in order. Latency 1 cycle from ``i`` to ``o``.
+    release : In(stream.Signature(BufferRelease))
+        Releases; ``ready`` is always 1 (never backpressured; ``always_ready`` streams are not
+        used because a constant port cannot be a top-level Verilog port). A release of a queue with nothing in flight (a caller bug; the model
+        raises) changes nothing and sets ``underflow``.
+    tick : In(1)
+        Window boundary, one cycle high.
+    rebuild : In(1)
+        Return every count to zero (the state after configuration). Events in the same
+        cycle are ignored (``i.ready`` is low).
+    dedicated : In(data.ArrayLayout(BP_COUNT_BITS, queues))
+        Buffers each queue owns.
+    shared : In(BP_COUNT_BITS)
+        Buffers in the shared pool.
+    borrow_cap : In(BP_COUNT_BITS)
+        Most extra buffers one queue may hold.
+    quiet_windows : In(BP_QUIET_BITS)
+        Quiet windows before extra buffers go back; 0: back on release.
+    stall : Out(1)
+        ``i`` holds a request that cannot be served now (the model's ``kStall``).
+    query_queue : In(QUEUE_BITS)
+        A queue to ask about.
+    query_ok : Out(1)
+        Whether an acquire for ``query_queue`` would be served this cycle (the model's
+        ``can_acquire``; combinational).
+    extra, inflight, peak : Out(data.ArrayLayout(BP_COUNT_BITS, queues))
+        Per-queue state: buffers borrowed and kept, I/Os holding a buffer, peak in-flight
+        since the last tick.
+    quiet : Out(data.ArrayLayout(BP_QUIET_BITS, queues))
+        Consecutive quiet windows so far.
+    shared_free : Out(BP_COUNT_BITS)
+        Free shared buffers (0 while the configuration is below what is borrowed).
+    underflow : Out(1)
+        Sticky: a release arrived for a queue with nothing in flight.
+    """
+
+    def __new__(cls, *, queues=C["QUEUES_MAX"]):
+        # Checked before the object exists: a rejected one would warn "created but never used".
+        if not isinstance(queues, int) or isinstance(queues, bool):
+            raise TypeError(f"Queues must be an integer, not {queues!r}")
+        if not 1 <= queues <= C["QUEUES_MAX"]:
+            raise ValueError(f"Queues must be 1..{C['QUEUES_MAX']}, not {queues!r}")
+        return super().__new__(cls, src_loc_at=1)
+
+    def __init__(self, *, queues=C["QUEUES_MAX"]):
+        self._queues = queues
+        counts = data.ArrayLayout(unsigned(_COUNT), queues)
+        super().__init__({
+            "i": In(stream.Signature(BufferRequest)),
+            "o": Out(stream.Signature(BufferGrant)),
+            "release": In(stream.Signature(BufferRelease)),
+            "tick": In(1),
+            "rebuild": In(1),
+            "dedicated": In(counts),
+            "shared": In(_COUNT),
+            "borrow_cap": In(_COUNT),
+            "quiet_windows": In(_QUIET),
+            "stall": Out(1),
+            "query_queue": In(_QUEUE),
+            "query_ok": Out(1),
+            "extra": Out(counts),
+            "inflight": Out(counts),
+            "peak": Out(counts),
+            "quiet": Out(data.ArrayLayout(unsigned(_QUIET), queues)),
+            "shared_free": Out(_COUNT),
+            "underflow": Out(1),
+        })
+
+    @property
+    def queues(self):
+        return self._queues
+
+    def _serves(self, m, name, queue, held_total):
+        """(known, need_borrow, can_borrow) for an acquire on ``queue`` right now."""
+        hits = [Signal(name=f"{name}_hit{q}") for q in range(self._queues)]
+        m.d.comb += [hits[q].eq(queue == q) for q in range(self._queues)]
+        inflight = Signal(_COUNT, name=f"{name}_inflight")
+        owned = Signal(_COUNT + 1, name=f"{name}_owned")
+        extra = Signal(_COUNT, name=f"{name}_extra")
+        for q in range(self._queues):
+            with m.If(hits[q]):
+                m.d.comb += [
+                    inflight.eq(self.inflight[q]),
+                    owned.eq(self.dedicated[q] + self.extra[q]),
+                    extra.eq(self.extra[q]),
+                ]
+        known = Signal(name=f"{name}_known")
+        m.d.comb += known.eq(queue < self._queues)
+        need = inflight >= owned
+        can_borrow = (held_total < self.shared) & (extra < self.borrow_cap)
+        return known, need, can_borrow
+
+    def elaborate(self, platform):
+        m = Module()
+        nq = self._queues
+
+        held_total = Signal(_COUNT)  # sum of extra: the shared buffers not free
+        m.d.comb += self.shared_free.eq(Mux(held_total < self.shared, self.shared - held_total, 0))
+
+        known, need, can_borrow = self._serves(m, "acq", self.i.payload.queue, held_total)
+        q_known, q_need, q_can_borrow = self._serves(m, "query", self.query_queue, held_total)
+        m.d.comb += self.query_ok.eq(q_known & (~q_need | q_can_borrow))
+
+        advance = Signal()
+        blocked = Signal()
+        m.d.comb += [
+            advance.eq(~self.o.valid | self.o.ready),
+            blocked.eq(~known | (need & ~can_borrow)),
+            self.i.ready.eq(advance & ~blocked & ~self.rebuild),
+            self.stall.eq(self.i.valid & blocked & ~self.rebuild),
+        ]
+        accept = self.i.valid & self.i.ready
+        borrow = Signal()
+        m.d.comb += borrow.eq(accept & need)
+
+        with m.If(advance):
+            m.d.sync += self.o.valid.eq(accept)
+            with m.If(accept):
+                m.d.sync += [
+                    self.o.payload.queue.eq(self.i.payload.queue),
+                    self.o.payload.tag.eq(self.i.payload.tag),
+                    self.o.payload.borrowed.eq(need),
+                ]
+
+        rel = self.release
+        m.d.comb += rel.ready.eq(1)
+        released = Signal()        # a release that returns its buffer on the spot
+        given_back = []            # per queue: extra buffers going back at this tick
+        for q in range(nq):
+            acq_q = accept & (self.i.payload.queue == q)
+            rel_q = rel.valid & (rel.payload.queue == q)
+            # acquire
+            inflight1 = Signal(_COUNT, name=f"inflight1_{q}")
+            extra1 = Signal(_COUNT, name=f"extra1_{q}")
+            peak1 = Signal(_COUNT, name=f"peak1_{q}")
+            m.d.comb += [
+                inflight1.eq(self.inflight[q] + acq_q),
+                extra1.eq(self.extra[q] + (acq_q & need)),
+                peak1.eq(Mux(inflight1 > self.peak[q], inflight1, self.peak[q])),
+            ]
+            # release
+            ok_rel = Signal(name=f"ok_rel{q}")
+            ret = Signal(name=f"ret{q}")
+            inflight2 = Signal(_COUNT, name=f"inflight2_{q}")
+            extra2 = Signal(_COUNT, name=f"extra2_{q}")
+            m.d.comb += [
+                ok_rel.eq(rel_q & (inflight1 != 0)),
+                ret.eq(ok_rel & (self.quiet_windows == 0) & (extra1 != 0)),
+                inflight2.eq(inflight1 - ok_rel),
+                extra2.eq(extra1 - ret),
+            ]
+            with m.If(rel_q & (inflight1 == 0)):
+                m.d.sync += self.underflow.eq(1)
+            with m.If(ret):
+                m.d.comb += released.eq(1)
+            # tick
+            back = Signal(_COUNT, name=f"back{q}")
+            quiet_next = Signal(_QUIET + 1, name=f"quiet_next{q}")
+            m.d.comb += quiet_next.eq(self.quiet[q] + 1)
+            with m.If(self.tick):
+                m.d.sync += self.peak[q].eq(inflight2)
+                with m.If((self.quiet_windows != 0) & (extra2 != 0) & (peak1 <= self.dedicated[q])):
+                    with m.If(quiet_next >= self.quiet_windows):
+                        m.d.comb += back.eq(extra2)
+                        m.d.sync += self.quiet[q].eq(0)
+                    with m.Else():
+                        m.d.sync += self.quiet[q].eq(quiet_next)
+                with m.Else():
+                    m.d.sync += self.quiet[q].eq(0)
+            with m.Else():
+                m.d.sync += self.peak[q].eq(peak1)
+            given_back.append(back)
+            m.d.sync += [self.inflight[q].eq(inflight2), self.extra[q].eq(extra2 - back)]
+
+        # A tick can return every queue's extra buffers at once: an adder tree over the queues.
+        returned = sum(given_back, start=released)
+        m.d.sync += held_total.eq(held_total + borrow - returned)
+
+        with m.If(self.rebuild):
+            m.d.sync += [held_total.eq(0), self.underflow.eq(0)]
+            for q in range(nq):
+                m.d.sync += [self.inflight[q].eq(0), self.extra[q].eq(0), self.peak[q].eq(0),
+                             self.quiet[q].eq(0)]
+        return m

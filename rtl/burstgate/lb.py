@@ -1,0 +1,317 @@
+"""The queue-scaling load balancer (BurstCBS §5.1, Figure 10b), one decision per clock.
+
+The rules are those of ``sw/model/include/burstgate/model/load_balancer.hpp``, which the unit
+and cocotb testbenches compare against decision by decision.
+"""
+
+from amaranth import Cat, Module, Mux, Signal, unsigned
+from amaranth.lib import data, enum, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from . import lfsr
+from .regmap import C
+
+__all__ = ["LoadBalancer", "LbPolicy", "LbRequest", "LbDecision", "LbCompletion"]
+
+_QUEUE = C["QUEUE_BITS"]
+_DEPTH = C["LB_DEPTH_BITS"]
+_CHARGE = C["LB_CHARGE_BITS"]
+_CHARGE_MAX = (1 << _CHARGE) - 1
+_NS = 32  # outstanding CPU ns per egress: (2**DEPTH - 1) * (2**CHARGE - 1) < 2**32
+
+
+class LbPolicy(enum.Enum, shape=2):
+    """The LB policy register's encoding (``bg::LbPolicy``)."""
+    STATIC = 0       # lowest eligible member of the set
+    ROUND_ROBIN = 1  # per-ingress pointer over the set
+    JSQ = 2          # least outstanding CPU ns, lowest index on ties
+    P2C = 3          # two LFSR draws over the eligible members, less loaded, else the first
+
+
+#: An admitted I/O to place. ``cpu_ns`` is its estimated CPU cost; ``tag`` is carried through.
+LbRequest = data.StructLayout({
+    "ingress": unsigned(_QUEUE),
+    "cpu_ns":  unsigned(32),
+    "tag":     unsigned(C["TAG_BITS"]),
+})
+
+#: Where it went, and the clamped charge the egress was debited (a completion must carry a
+#: cpu_ns with the same clamp; the charge itself is the simplest).
+LbDecision = data.StructLayout({
+    "ingress": unsigned(_QUEUE),
+    "egress":  unsigned(_QUEUE),
+    "charge":  unsigned(_CHARGE),
+    "tag":     unsigned(C["TAG_BITS"]),
+})
+
+#: An I/O dispatched to ``egress`` with ``cpu_ns`` finished.
+LbCompletion = data.StructLayout({
+    "egress": unsigned(_QUEUE),
+    "cpu_ns": unsigned(32),
+})
+
+
+def _lowest(vec, width):
+    """Index of the lowest set bit of ``vec`` (0 when none)."""
+    result = 0
+    for p in reversed(range(width)):
+        result = Mux(vec[p], p, result)
+    return result
+
+
+def _clamp(ns):
+    return Mux(ns[_CHARGE:].any(), _CHARGE_MAX, ns[:_CHARGE])
+
+
+class LoadBalancer(wiring.Component):
+    """Send each I/O to one eligible member of its ingress queue's egress set.
+
+    An egress queue is eligible for an ingress when it is in the ingress's ``map`` and has
+    fewer than ``depth`` I/Os outstanding. With no eligible member the I/O waits on ``i``
+    (``ready`` low, ``stall`` high) and nothing changes; it is decided in the first cycle a
+    member is eligible. On a decision the chosen egress is charged one I/O and
+    ``min(cpu_ns, 2**LB_CHARGE_BITS - 1)`` ns; a completion takes them back.
+
+    Policies: STATIC takes the lowest eligible member; ROUND_ROBIN the first eligible member
+    at or after the ingress's pointer (cyclically), then moves the pointer past it; JSQ the
+    eligible member with the least outstanding ns, lowest index on ties; P2C draws twice from
+    the LFSR (32 steps each, computed as two XOR matrices derived from the LFSR's taps), maps
+    the draws onto two distinct eligible members (``(r * k) >> 32``, the second among the
+    other ``k - 1``) and takes the less loaded, the first on a tie.
+
+    Within one cycle: the decision (on the state at the start of the cycle, with the
+    configuration inputs of that cycle), then the completion, then a seed load. Throughput:
+    one decision per cycle while ``o.ready`` and a member is eligible; one completion every
+    cycle. Latency 1 cycle from ``i`` to ``o``.
+
+    Parameters
+    ----------
+    ingress_queues : int
+        Ingress queues, 1..``QUEUES_MAX``.
+    egress_queues : int
+        Egress queues (SA threads), 1..``QUEUES_MAX``; round robin wraps at this count.
+
+    Members
+    -------
+    i : In(stream.Signature(LbRequest))
+        I/Os to place. ``ready`` depends combinationally on ``valid`` and
+        ``payload.ingress``. An ingress id at or above ``ingress_queues`` has an empty set
+        (the model raises).
+    o : Out(stream.Signature(LbDecision))
+        Decisions, in order.
+    complete : In(stream.Signature(LbCompletion))
+        Completions; ``ready`` is always 1 (never backpressured; ``always_ready`` streams
+        are not used because a constant port cannot be a top-level Verilog port). One exceeding what its egress has outstanding (a caller bug; the model
+        raises) changes nothing and sets ``underflow``.
+    policy : In(LbPolicy)
+        Policy of this cycle's decision.
+    depth : In(LB_DEPTH_BITS)
+        Outstanding I/Os at which an egress queue is full (1..4095; 0: every queue is full).
+    map : In(data.ArrayLayout(egress_queues, ingress_queues))
+        Egress set of each ingress queue, a bitmask.
+    seed : In(32)
+    seed_load : In(1)
+        The LFSR becomes ``bg_lfsr_seed(seed)`` at the end of the cycle (after this cycle's
+        decision draws). Reset state: ``bg_lfsr_seed(1)``, the model's default.
+    stall : Out(1)
+        ``i`` holds an I/O none of whose set members is eligible.
+    query_ingress : In(QUEUE_BITS)
+    query_eligible : Out(egress_queues)
+        Eligible members of ``query_ingress``'s set now (combinational), so an admission
+        stage can tell "is any member eligible" before committing an I/O.
+    out_ios : Out(data.ArrayLayout(LB_DEPTH_BITS, egress_queues))
+    out_ns : Out(data.ArrayLayout(32, egress_queues))
+        Outstanding I/Os and CPU ns per egress queue.
+    lfsr_state : Out(32)
+    underflow : Out(1)
+        Sticky: a completion exceeded what its egress had outstanding.
+    """
+
+    def __new__(cls, *, ingress_queues=C["QUEUES_MAX"], egress_queues=C["QUEUES_MAX"]):
+        # Checked before the object exists: a rejected one would warn "created but never used".
+        for name, value in (("Ingress queues", ingress_queues), ("Egress queues", egress_queues)):
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise TypeError(f"{name} must be an integer, not {value!r}")
+            if not 1 <= value <= C["QUEUES_MAX"]:
+                raise ValueError(f"{name} must be 1..{C['QUEUES_MAX']}, not {value!r}")
+        return super().__new__(cls, src_loc_at=1)
+
+    def __init__(self, *, ingress_queues=C["QUEUES_MAX"], egress_queues=C["QUEUES_MAX"]):
+        self._ingress, self._egress = ingress_queues, egress_queues
+        egress = egress_queues
+        super().__init__({
+            "i": In(stream.Signature(LbRequest)),
+            "o": Out(stream.Signature(LbDecision)),
+            "complete": In(stream.Signature(LbCompletion)),
+            "policy": In(LbPolicy),
+            "depth": In(_DEPTH),
+            "map": In(data.ArrayLayout(unsigned(egress), ingress_queues)),
+            "seed": In(32),
+            "seed_load": In(1),
+            "stall": Out(1),
+            "query_ingress": In(_QUEUE),
+            "query_eligible": Out(egress),
+            "out_ios": Out(data.ArrayLayout(unsigned(_DEPTH), egress)),
+            "out_ns": Out(data.ArrayLayout(unsigned(_NS), egress)),
+            "lfsr_state": Out(32, init=1),  # bg_lfsr_seed(1), the model's default seed
+            "underflow": Out(1),
+        })
+
+    @property
+    def ingress_queues(self):
+        return self._ingress
+
+    @property
+    def egress_queues(self):
+        return self._egress
+
+    def _eligible(self, m, name, ingress, not_full):
+        members = Signal(self._egress, name=f"{name}_set")
+        for q in range(self._ingress):
+            with m.If(ingress == q):
+                m.d.comb += members.eq(self.map[q])
+        elig = Signal(self._egress, name=f"{name}_eligible")
+        m.d.comb += elig.eq(members & not_full)
+        return elig
+
+    def _nth_set_bit(self, m, name, vec, idx):
+        """Position of the ``idx``-th (0-based) set bit of ``vec``, scanning upward."""
+        ne = self._egress
+        pos = Signal(_QUEUE, name=name)
+        rank = 0
+        for p in range(ne):
+            with m.If(vec[p] & (rank == idx)):
+                m.d.comb += pos.eq(p)
+            rank = rank + vec[p]
+        return pos
+
+    def _jsq(self, m, elig):
+        """Eligible egress with the least outstanding ns, lowest index among equals.
+
+        A tree of (valid, ns, index) comparisons; keeping the lower-index side unless the
+        higher one is strictly less is the model's upward scan with strict ``<``.
+        """
+        nodes = [(elig[e], self.out_ns[e], e) for e in range(self._egress)]
+        level = 0
+        while len(nodes) > 1:
+            nxt = []
+            for n in range(0, len(nodes) - 1, 2):
+                (va, nsa, ia), (vb, nsb, ib) = nodes[n], nodes[n + 1]
+                take_b = Signal(name=f"jsq_l{level}_{n // 2}_take_hi")
+                m.d.comb += take_b.eq(vb & (~va | (nsb < nsa)))
+                nxt.append((va | vb, Mux(take_b, nsb, nsa), Mux(take_b, ib, ia)))
+            if len(nodes) % 2:
+                nxt.append(nodes[-1])
+            nodes, level = nxt, level + 1
+        pick = Signal(_QUEUE, name="jsq_pick")
+        m.d.comb += pick.eq(nodes[0][2])
+        return pick
+
+    def elaborate(self, platform):
+        m = Module()
+        ne = self._egress
+
+        not_full = Signal(ne)
+        m.d.comb += not_full.eq(Cat(self.out_ios[e] < self.depth for e in range(ne)))
+        req = self.i.payload
+        elig = self._eligible(m, "req", req.ingress, not_full)
+        m.d.comb += self.query_eligible.eq(self._eligible(m, "query", self.query_ingress, not_full))
+
+        rr_ptr = Signal(data.ArrayLayout(unsigned(_QUEUE), self._ingress))
+        # Round robin: the first eligible member at or after the pointer, else the lowest.
+        ptr = Signal(_QUEUE)
+        for q in range(self._ingress):
+            with m.If(req.ingress == q):
+                m.d.comb += ptr.eq(rr_ptr[q])
+        at_or_after = Signal(ne)
+        m.d.comb += at_or_after.eq(elig & ~((1 << ptr) - 1))
+        rr_pick = Signal(_QUEUE)
+        m.d.comb += rr_pick.eq(Mux(at_or_after.any(), _lowest(at_or_after, ne), _lowest(elig, ne)))
+
+        static_pick = Signal(_QUEUE)
+        m.d.comb += static_pick.eq(_lowest(elig, ne))
+        jsq_pick = self._jsq(m, elig)
+
+        # Power of two choices: both draws of a decision at once, as two leap matrices.
+        r1 = Signal(32)
+        r2 = Signal(32)
+        m.d.comb += [r1.eq(lfsr.leap(self.lfsr_state, 32)), r2.eq(lfsr.leap(self.lfsr_state, 64))]
+        k = Signal(_QUEUE + 1)
+        k_other = Signal(_QUEUE + 1)
+        m.d.comb += [k.eq(sum(elig[e] for e in range(ne))), k_other.eq(k - 1)]
+        i1 = Signal(_QUEUE)
+        i2_raw = Signal(_QUEUE)
+        i2 = Signal(_QUEUE)
+        m.d.comb += [
+            i1.eq((r1 * k) >> 32),
+            i2_raw.eq((r2 * k_other) >> 32),
+            i2.eq(Mux(k >= 2, Mux(i2_raw >= i1, i2_raw + 1, i2_raw), i1)),
+        ]
+        e1 = self._nth_set_bit(m, "p2c_first", elig, i1)
+        e2 = self._nth_set_bit(m, "p2c_second", elig, i2)
+        p2c_pick = Signal(_QUEUE)
+        m.d.comb += p2c_pick.eq(Mux(self.out_ns[e2] < self.out_ns[e1], e2, e1))
+
+        pick = Signal(_QUEUE)
+        with m.Switch(self.policy):
+            with m.Case(LbPolicy.STATIC):
+                m.d.comb += pick.eq(static_pick)
+            with m.Case(LbPolicy.ROUND_ROBIN):
+                m.d.comb += pick.eq(rr_pick)
+            with m.Case(LbPolicy.JSQ):
+                m.d.comb += pick.eq(jsq_pick)
+            with m.Case(LbPolicy.P2C):
+                m.d.comb += pick.eq(p2c_pick)
+
+        advance = Signal()
+        m.d.comb += [
+            advance.eq(~self.o.valid | self.o.ready),
+            self.i.ready.eq(advance & elig.any()),
+            self.stall.eq(self.i.valid & ~elig.any()),
+        ]
+        accept = Signal()
+        m.d.comb += accept.eq(self.i.valid & self.i.ready)
+        charge = Signal(_CHARGE)
+        m.d.comb += charge.eq(_clamp(req.cpu_ns))
+
+        with m.If(advance):
+            m.d.sync += self.o.valid.eq(accept)
+            with m.If(accept):
+                m.d.sync += [
+                    self.o.payload.ingress.eq(req.ingress),
+                    self.o.payload.egress.eq(pick),
+                    self.o.payload.charge.eq(charge),
+                    self.o.payload.tag.eq(req.tag),
+                ]
+
+        with m.If(accept & (self.policy == LbPolicy.ROUND_ROBIN)):
+            for q in range(self._ingress):
+                with m.If(req.ingress == q):
+                    m.d.sync += rr_ptr[q].eq(Mux(pick == ne - 1, 0, pick + 1))
+
+        # The outstanding counters: this cycle's decision, then this cycle's completion.
+        done = self.complete
+        m.d.comb += done.ready.eq(1)
+        done_charge = _clamp(done.payload.cpu_ns)
+        for e in range(ne):
+            hit = accept & (pick == e)
+            ios1 = Signal(_DEPTH + 1, name=f"ios1_{e}")
+            ns1 = Signal(_NS, name=f"ns1_{e}")
+            m.d.comb += [ios1.eq(self.out_ios[e] + hit), ns1.eq(self.out_ns[e] + Mux(hit, charge, 0))]
+            take = Signal(name=f"complete{e}")
+            bad = done.valid & (done.payload.egress == e) & ((ios1 == 0) | (ns1 < done_charge))
+            m.d.comb += take.eq(done.valid & (done.payload.egress == e) & ~bad)
+            with m.If(bad):
+                m.d.sync += self.underflow.eq(1)
+            m.d.sync += [
+                self.out_ios[e].eq(ios1 - take),
+                self.out_ns[e].eq(ns1 - Mux(take, done_charge, 0)),
+            ]
+        with m.If(done.valid & (done.payload.egress >= ne)):
+            m.d.sync += self.underflow.eq(1)
+
+        with m.If(self.seed_load):
+            m.d.sync += self.lfsr_state.eq(lfsr.seeded(self.seed))
+        with m.Elif(accept & (self.policy == LbPolicy.P2C)):
+            m.d.sync += self.lfsr_state.eq(r2)
+        return m

@@ -1,0 +1,202 @@
+"""The segment-level I/O rate monitor (seed 002 §4.2), one read-modify-write per I/O per clock.
+
+The rule is the one of ``sw/model/include/burstgate/model/segment_monitor.hpp``, which the
+unit and cocotb testbenches compare against decision by decision.
+"""
+
+from amaranth import Module, Mux, Signal, unsigned
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.memory import Memory
+from amaranth.lib.wiring import In, Out
+
+from .regmap import C
+
+__all__ = ["SegmentMonitor", "SegmentEntry", "SegmentIo", "SegmentVerdict"]
+
+_SEGMENT_BITS = C["SEGMENT_BITS"]
+_STAMP_BITS = 32   # SegmentEntry::stamp, the interval of the last update (wraps modulo 2**32)
+_COUNT_BITS = 16   # SegmentEntry::count, saturating
+_HOLD_BITS = 8     # SegmentEntry::hold: N + 1 with N <= 254
+_MAX_STEADY = 254  # SegmentMonitor::kMaxSteadyIntervals
+
+#: One RAM word: what the model keeps per segment.
+SegmentEntry = data.StructLayout({
+    "stamp": unsigned(_STAMP_BITS),
+    "count": unsigned(_COUNT_BITS),
+    "hold":  unsigned(_HOLD_BITS),
+})
+
+#: An I/O to classify. ``tag`` is carried through untouched so the consumer can pair the
+#: verdict with its descriptor.
+SegmentIo = data.StructLayout({
+    "segment": unsigned(_SEGMENT_BITS),
+    "tag":     unsigned(C["TAG_BITS"]),
+})
+
+#: The verdict for one I/O, in input order.
+SegmentVerdict = data.StructLayout({
+    "segment": unsigned(_SEGMENT_BITS),
+    "tag":     unsigned(C["TAG_BITS"]),
+    "hot":     unsigned(1),
+})
+
+
+class SegmentMonitor(wiring.Component):
+    """Count I/Os per segment and interval; a segment is hot above R, steady N intervals later.
+
+    Per I/O to segment ``s`` in interval ``t`` the entry ``e = ram[s]`` is rolled forward if
+    its stamp is older (``hold -= t - stamp`` saturating at 0, ``count = 0``, ``stamp = t``),
+    then ``count`` is incremented (saturating at 65535), ``hold = N + 1`` if ``count > R``,
+    and the I/O is hot iff ``hold != 0``. The I/O is counted before it is classified.
+
+    Pipeline (II = 1, stalls only when ``o`` is held):
+
+    * cycle 0: the I/O is accepted; the RAM is read; ``t``, R and N are sampled;
+    * cycle 1: the old entry (forwarded, see below) is updated; the result is registered;
+    * cycle 2: the entry is written back and the verdict is on ``o``.
+
+    The RAM read of cycle 0 does not see the write-backs of the two I/Os accepted just before
+    (the one being written in the same cycle as the read, and the one being written in
+    cycle 1); those are forwarded from the write-back register and from a copy of the last
+    written entry, newest first, so I/Os to one segment on consecutive clocks never stall.
+
+    The entry RAM is zero at configuration (``init``), as the model starts; ``rst`` clears
+    the interval counter but not the RAM (block RAM has no reset), so after a reset without
+    reconfiguration, stale stamps from before the reset decay as if that much time had
+    passed modulo 2**32. Software that needs a clean monitor reloads the bitstream.
+
+    Parameters
+    ----------
+    segments : int
+        RAM depth, a power of two from 2 to ``2**SEGMENT_BITS``. Only the low
+        ``log2(segments)`` bits of a segment id address the RAM; higher bits alias.
+
+    Members
+    -------
+    i : In(stream.Signature(SegmentIo))
+        I/Os to count and classify.
+    o : Out(stream.Signature(SegmentVerdict))
+        Their verdicts, in order. Latency 2 cycles from ``i`` to ``o``.
+    tick : In(1)
+        Interval tick, one cycle high: I/Os accepted after this cycle belong to the next
+        interval; an I/O accepted in the tick's own cycle belongs to the ending one.
+    hot_threshold : In(16)
+        R. Sampled when an I/O is accepted (a change applies to later I/Os).
+    steady_intervals : In(8)
+        N, 0..254; 255 acts as 254 (the model rejects it; ``hold`` is 8 bits wide).
+        Sampled when an I/O is accepted.
+    interval : Out(32)
+        The current interval number (ticks since reset, wrapping).
+    """
+
+    def __new__(cls, *, segments=1 << _SEGMENT_BITS):
+        # Checked before the object exists: a rejected one would warn "created but never used".
+        if not isinstance(segments, int) or isinstance(segments, bool):
+            raise TypeError(f"Segments must be an integer, not {segments!r}")
+        if not 2 <= segments <= 1 << _SEGMENT_BITS or segments & (segments - 1):
+            raise ValueError(f"Segments must be a power of two from 2 to {1 << _SEGMENT_BITS}, "
+                             f"not {segments!r}")
+        return super().__new__(cls, src_loc_at=1)
+
+    def __init__(self, *, segments=1 << _SEGMENT_BITS):
+        self._segments = segments
+        super().__init__({
+            "i": In(stream.Signature(SegmentIo)),
+            "o": Out(stream.Signature(SegmentVerdict)),
+            "tick": In(1),
+            "hot_threshold": In(_COUNT_BITS),
+            "steady_intervals": In(_HOLD_BITS),
+            "interval": Out(_STAMP_BITS),
+        })
+
+    @property
+    def segments(self):
+        return self._segments
+
+    def elaborate(self, platform):
+        m = Module()
+        addr_bits = (self._segments - 1).bit_length()
+
+        m.submodules.ram = ram = Memory(shape=SegmentEntry, depth=self._segments, init=[])
+        wp = ram.write_port()
+        rp = ram.read_port(domain="sync")  # not transparent: forwarding covers the hazards
+
+        with m.If(self.tick):
+            m.d.sync += self.interval.eq(self.interval + 1)
+
+        advance = Signal()
+        m.d.comb += [advance.eq(~self.o.valid | self.o.ready), self.i.ready.eq(advance)]
+
+        # Cycle 0: read, and sample what the update needs.
+        m.d.comb += [rp.addr.eq(self.i.payload.segment[:addr_bits]), rp.en.eq(advance)]
+        s1_valid = Signal()
+        s1_io = Signal(SegmentIo)
+        s1_t = Signal(_STAMP_BITS)
+        s1_r = Signal(_COUNT_BITS)
+        s1_hold_set = Signal(_HOLD_BITS)   # N + 1, clamped to 255
+        with m.If(advance):
+            m.d.sync += [
+                s1_valid.eq(self.i.valid),
+                s1_io.eq(self.i.payload),
+                s1_t.eq(self.interval),
+                s1_r.eq(self.hot_threshold),
+                s1_hold_set.eq(Mux(self.steady_intervals > _MAX_STEADY, _MAX_STEADY + 1,
+                                   self.steady_intervals + 1)),
+            ]
+
+        # Write-back register (cycle 2) and the entry it wrote one advance earlier.
+        s2_valid = Signal()
+        s2_addr = Signal(addr_bits)
+        s2_entry = Signal(SegmentEntry)
+        s3_valid = Signal()
+        s3_addr = Signal(addr_bits)
+        s3_entry = Signal(SegmentEntry)
+
+        # Cycle 1: forward, then update.
+        s1_addr = s1_io.segment[:addr_bits]
+        old = Signal(SegmentEntry)
+        with m.If(s2_valid & (s2_addr == s1_addr)):
+            m.d.comb += old.eq(s2_entry)
+        with m.Elif(s3_valid & (s3_addr == s1_addr)):
+            m.d.comb += old.eq(s3_entry)
+        with m.Else():
+            m.d.comb += old.eq(rp.data)
+
+        elapsed = Signal(_STAMP_BITS)
+        rolled_hold = Signal(_HOLD_BITS)
+        rolled_count = Signal(_COUNT_BITS)
+        new = Signal(SegmentEntry)
+        m.d.comb += elapsed.eq(s1_t - old.stamp)
+        with m.If(old.stamp == s1_t):
+            m.d.comb += [rolled_hold.eq(old.hold), rolled_count.eq(old.count)]
+        with m.Else():
+            m.d.comb += rolled_hold.eq(Mux(old.hold > elapsed, old.hold - elapsed, 0))
+        count = Mux(rolled_count == (1 << _COUNT_BITS) - 1, rolled_count, rolled_count + 1)
+        m.d.comb += [
+            new.stamp.eq(s1_t),
+            new.count.eq(count),
+            new.hold.eq(Mux(count > s1_r, s1_hold_set, rolled_hold)),
+        ]
+
+        with m.If(advance):
+            m.d.sync += [
+                s2_valid.eq(s1_valid),
+                s2_addr.eq(s1_addr),
+                s2_entry.eq(new),
+                self.o.payload.segment.eq(s1_io.segment),
+                self.o.payload.tag.eq(s1_io.tag),
+                self.o.payload.hot.eq(new.hold != 0),
+            ]
+            # Only advancing cycles write, so a held pipeline is a frozen one and the
+            # forwarding distances count advances, not clocks.
+            with m.If(s2_valid):
+                m.d.sync += [s3_valid.eq(1), s3_addr.eq(s2_addr), s3_entry.eq(s2_entry)]
+
+        # Cycle 2: write back; the verdict is on the output.
+        m.d.comb += [
+            wp.addr.eq(s2_addr),
+            wp.data.eq(s2_entry),
+            wp.en.eq(s2_valid & advance),
+            self.o.valid.eq(s2_valid),
+        ]
+        return m

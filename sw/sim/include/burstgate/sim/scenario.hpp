@@ -1,0 +1,110 @@
+// A burstgate-sim scenario (DESIGN.md contract 4): the format of ../shared/examples/scenario.yaml,
+// every key with that meaning, plus the additions marked "added" below. Times are kept in
+// integer nanoseconds from here on so the event engine never rounds.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace bg::sim {
+
+// A bad scenario. what() is "FILE:LINE: field.path: message".
+struct ScenarioError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+inline constexpr unsigned kProducts = 4;  // A..D; BG_PRODUCTS in regs.h (checked in scenario.cpp)
+
+struct CpuProfile {
+    std::uint32_t base_ns = 0;     // CPU ns of an I/O of 0 bytes on one SA thread
+    std::uint32_t per_kib_ns = 0;  // plus this per KiB of data
+};
+
+enum class Scheduler { kBios, kBase, kWild, kDualBucket };
+enum class LbPolicy { kStatic, kRoundRobin, kJsq, kP2c };
+
+struct Dpu {
+    std::uint32_t threads = 2;
+    LbPolicy lb_policy = LbPolicy::kJsq;
+    // cpu[product][0 = read, 1 = write]; `defined` marks products the scenario profiles.
+    std::array<std::array<CpuProfile, 2>, kProducts> cpu{};
+    std::array<bool, kProducts> defined{};
+    double ingress_gbps = 100, egress_gbps = 100;
+    double swlimit_mbps = 3000;      // MB/s (10^6 B/s), one limiter shared by all threads
+    double backend_median_us = 150, backend_p99_us = 600;  // lognormal
+    double reserved_share = 0.05;
+    double target_delay_us = 200;
+    double estimate_error = 1.0;
+    // added
+    bool sa_round_robin = true;      // sa_discipline: rr (SA polls tenants' queues) | fifo
+    bool cost_adjust = false;        // delay-based cost adjustment (target_delay_us)
+    std::uint32_t queue_depth = 4095;   // LB.DEPTH: outstanding I/Os per SA thread
+    std::uint32_t header_bytes = 128;   // per request/response message on the links
+    double bios_alpha = 0.5;            // BIOS line-7 decay
+    double bios_weight_throttle = 2.0;  // BIOS line-10 weight of throttled cost
+    double bios_floor_share = 1.0 / 16; // BIOS floor allocation / base
+};
+
+struct DualBucketCfg {
+    double hot_threshold_iops = 2000;  // R per segment, as a rate
+    std::uint32_t steady_intervals = 5;
+    double cheque_share = 0.2;
+    // added (seed 002 §4.2 production values unless noted)
+    std::uint32_t alpha = 8000;
+    double percentile = 0.95;
+    std::uint32_t headroom_mbps = 330;
+    std::uint32_t mu_mbps = 0;  // 0: the software limit in Mbps (swlimit_mbps * 8)
+};
+
+struct Workload {
+    bool closed = true;
+    std::uint32_t iodepth = 1;
+    double rate_iops = 0;
+    std::vector<std::pair<std::uint32_t, double>> sizes;  // bytes, share (sums to 1)
+    double read_share = 0;
+    std::uint32_t segments = 1, hot_segments = 0;
+    double hot_share = 0;
+    std::uint64_t start_ns = 0, stop_ns = 0;
+};
+
+struct Provision {
+    double iops = 0, mbps = 0;
+};
+
+struct Tenant {
+    std::string name;
+    int line = 1;                   // of the tenant's entry, for messages found after loading
+    unsigned product = 0;
+    Provision base, burst;
+    bool credit = false;            // burst_mode: credit (else paid)
+    std::uint64_t burst_credits = 0;  // I/Os
+    std::uint32_t queues = 1;
+    Workload wl;
+};
+
+struct Scenario {
+    std::string file;  // as given, for messages
+    std::string name;
+    std::uint64_t seed = 1;
+    std::uint64_t duration_ns = 0, warmup_ns = 0;
+    Scheduler scheduler = Scheduler::kBios;
+    std::uint64_t window_ns = 1'000'000;
+    Dpu dpu;
+    DualBucketCfg db;
+    std::vector<Tenant> tenants;
+};
+
+// Parse and validate. Throws ScenarioError (file:line: path: message) for every problem the
+// format can have: unknown key, wrong type, negative or out-of-range value, stop before start,
+// shares that do not sum to 1, a bad size, a product without a CPU profile, duplicate names.
+Scenario load_scenario(const std::string &path);
+Scenario parse_scenario(const std::string &yaml_text, const std::string &file_name);
+
+const char *scheduler_name(Scheduler s);
+// Throws std::invalid_argument for an unknown name.
+Scheduler parse_scheduler(const std::string &name);
+
+}  // namespace bg::sim

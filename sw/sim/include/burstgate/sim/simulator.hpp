@@ -1,0 +1,79 @@
+// burstgate-sim's engine: a discrete-event simulation of a DPU storage agent whose datapath is
+// any bg::Device (DESIGN.md contract 3) and whose control plane is the firmware window loop
+// (fw/include/burstgate/window.h), run every window over device->hal().
+//
+// One I/O, in simulated integer nanoseconds:
+//   arrival (closed loop: a completion or the start; open loop: Poisson)
+//   -> device decision (submit, one descriptor)
+//        deferred: parked in a FIFO and re-offered right after the next window's COMMIT, in
+//                  deferral order, again and again until admitted (never dropped)
+//        admitted: to the SA thread the load balancer chose
+//   -> SA thread: FIFO server, service = the TRUE CPU time (dpu.cpu_ns; the estimator's table
+//      holds true / estimate_error)
+//   -> software rate limiter, then the egress link (request + write data): FIFO servers
+//      shared by all threads, service = bytes / rate
+//   -> backend: lognormal delay (median, p99), no queueing; excluded from the SA delay
+//   -> ingress link (response + read data): FIFO server
+//   -> completion: device.complete with sa_delay = completion - admission - backend;
+//      the tenant's latency = completion - first arrival (deferral time included).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "burstgate/sim/hist.hpp"
+#include "burstgate/sim/scenario.hpp"
+
+namespace bg::sim {
+
+struct SimOptions {
+    std::string engine = "model";
+    std::optional<Scheduler> scheduler;  // overrides the scenario's
+    std::optional<std::uint64_t> seed;   // overrides the scenario's
+    bool progress = false;               // a progress line on stderr
+    std::ostream *csv = nullptr;         // per-window time series, when set
+};
+
+struct TenantResult {
+    std::string name;
+    // Measured period [warmup, duration]:
+    std::uint64_t completed = 0, bytes = 0;
+    double iops = 0, mbps = 0;
+    LatencyHist lat;                              // completion - first arrival, every I/O
+    std::unique_ptr<LatencyHist> lat_hot, lat_steady;  // split by the workload's hot segments
+    std::uint64_t throttled = 0;     // deferral decisions (an I/O deferred twice counts twice)
+    std::uint64_t deferred_ios = 0;  // distinct I/Os deferred at least once
+    std::uint64_t admitted_by[4] = {};  // own, borrow, reserved, (unused)
+    // Whole run:
+    std::uint64_t generated = 0, finished = 0;
+};
+
+struct SimResult {
+    std::string scenario, engine, scheduler, file;
+    std::uint64_t seed = 0, duration_ns = 0, warmup_ns = 0, window_ns = 0;
+    std::vector<TenantResult> tenants;
+    // Over the measured period, per dimension, as a share of capacity: the work the SA's
+    // servers finished (0..1, the contract's utilization) and the true cost of what admission
+    // let in (above 1 when admission overcommits the SA, e.g. with estimate_error > 1).
+    std::array<double, 4> utilization{}, admitted_load{};
+    std::uint64_t events = 0, windows = 0;
+    std::uint64_t generated = 0, finished = 0, in_flight = 0, deferred_pending = 0;
+    std::uint64_t bad_completions = 0;  // CTRL.BAD_COMPLETIONS: must be 0
+    std::array<std::uint32_t, 4> final_factor{};  // COST.FACTOR at the end (Q4.12)
+    std::vector<std::string> warnings;  // scenario warnings (file:line: path: message)
+    double wall_s = 0, cpu_s = 0;       // not in the report (they would break reproducibility)
+};
+
+// Runs the scenario. Throws ScenarioError for a scenario the firmware rejects (e.g. base
+// provisioning above capacity), std::invalid_argument / std::runtime_error from open_device.
+SimResult simulate(const Scenario &sc, const SimOptions &opt);
+
+// The JSON report (contract 4 fields first), deterministic: same inputs -> same bytes.
+std::string report_json(const SimResult &r);
+
+}  // namespace bg::sim

@@ -1,0 +1,430 @@
+// Scenario loader: yaml-cpp for the syntax, everything else (keys, types, ranges, cross-field
+// rules) checked here so every message names the file, the line and the field path.
+#include "burstgate/sim/scenario.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <fstream>
+#include <initializer_list>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include "burstgate/regs.h"
+#include "cost_cli.hpp"
+
+namespace bg::sim {
+
+static_assert(kProducts == BG_PRODUCTS, "product classes must match the register map");
+
+namespace {
+
+class Loader {
+public:
+    explicit Loader(std::string file) : file_(std::move(file)) {}
+
+    [[noreturn]] void fail(const YAML::Node &at, const std::string &path, const std::string &msg) const
+    {
+        const int line = at.IsDefined() ? at.Mark().line + 1 : 0;
+        fail_line(line > 0 ? line : 1, path, msg);
+    }
+    [[noreturn]] void fail_line(int line, const std::string &path, const std::string &msg) const
+    {
+        throw ScenarioError(file_ + ":" + std::to_string(line) + ": " + path + ": " + msg);
+    }
+
+    void require_map(const YAML::Node &n, const std::string &path) const
+    {
+        if (!n.IsMap())
+            fail(n, path, "expected a mapping");
+    }
+
+    // Every key of n must be in `allowed`.
+    void check_keys(const YAML::Node &n, const std::string &path, std::initializer_list<const char *> allowed) const
+    {
+        require_map(n, path);
+        for (auto it = n.begin(); it != n.end(); ++it) {
+            const std::string key = it->first.as<std::string>();
+            bool ok = false;
+            for (const char *a : allowed)
+                ok = ok || key == a;
+            if (!ok) {
+                std::string list;
+                for (const char *a : allowed)
+                    list += std::string(list.empty() ? "" : ", ") + a;
+                fail(it->first, join(path, key), "unknown key (expected one of: " + list + ")");
+            }
+        }
+    }
+
+    static std::string join(const std::string &path, const std::string &key)
+    {
+        return path.empty() ? key : path + "." + key;
+    }
+
+    // A number in [lo, hi]; `what` explains the range in messages.
+    double number(const YAML::Node &n, const std::string &path, double lo, double hi) const
+    {
+        if (!n.IsScalar())
+            fail(n, path, "expected a number");
+        double v;
+        if (!YAML::convert<double>::decode(n, v) || !std::isfinite(v))
+            fail(n, path, "expected a number, got '" + n.Scalar() + "'");
+        if (v < 0 && lo >= 0)
+            fail(n, path, "must not be negative (got " + n.Scalar() + ")");
+        if (v < lo || v > hi) {
+            std::ostringstream os;
+            os << "must be in " << lo << ".." << hi << " (got " << n.Scalar() << ")";
+            fail(n, path, os.str());
+        }
+        return v;
+    }
+
+    std::uint64_t integer(const YAML::Node &n, const std::string &path, std::uint64_t lo, std::uint64_t hi) const
+    {
+        const double v = number(n, path, static_cast<double>(lo), static_cast<double>(hi));
+        if (v != std::floor(v))
+            fail(n, path, "expected an integer, got '" + n.Scalar() + "'");
+        return static_cast<std::uint64_t>(v);
+    }
+
+    std::uint32_t u32(const YAML::Node &n, const std::string &path, std::uint32_t lo, std::uint32_t hi) const
+    {
+        return static_cast<std::uint32_t>(integer(n, path, lo, hi));
+    }
+
+    std::string string(const YAML::Node &n, const std::string &path) const
+    {
+        if (!n.IsScalar())
+            fail(n, path, "expected a string");
+        return n.Scalar();
+    }
+
+    bool boolean(const YAML::Node &n, const std::string &path) const
+    {
+        bool b;
+        if (!n.IsScalar() || !YAML::convert<bool>::decode(n, b))
+            fail(n, path, "expected true or false");
+        return b;
+    }
+
+    // Milliseconds (fractions allowed) as ns.
+    std::uint64_t ms(const YAML::Node &n, const std::string &path) const
+    {
+        return static_cast<std::uint64_t>(std::llround(number(n, path, 0, 1e9) * 1e6));
+    }
+
+    std::uint32_t size(const YAML::Node &key, const std::string &path) const
+    {
+        try {
+            const std::uint32_t s = bg::cli::parse_size(key.Scalar(), "size");
+            if (s == 0)
+                fail(key, path, "size must be at least 1 byte");
+            return s;
+        } catch (const bg::cli::InputError &e) {
+            std::string msg = e.what();
+            fail(key, path, msg.substr(msg.find(": ") + 2));
+        }
+    }
+
+    const std::string &file() const { return file_; }
+
+private:
+    std::string file_;
+};
+
+template <class T>
+T choose(const Loader &L, const YAML::Node &n, const std::string &path,
+         std::initializer_list<std::pair<const char *, T>> options)
+{
+    const std::string s = L.string(n, path);
+    std::string list;
+    for (const auto &[name, value] : options) {
+        if (s == name)
+            return value;
+        list += std::string(list.empty() ? "" : " | ") + name;
+    }
+    L.fail(n, path, "unknown value '" + s + "' (expected " + list + ")");
+}
+
+void load_cpu(const Loader &L, const YAML::Node &n, const std::string &path, Dpu &dpu)
+{
+    L.require_map(n, path);
+    for (auto it = n.begin(); it != n.end(); ++it) {
+        const std::string prod = it->first.as<std::string>();
+        const std::string pp = Loader::join(path, prod);
+        if (prod.size() != 1 || prod[0] < 'A' || prod[0] >= static_cast<char>('A' + kProducts))
+            L.fail(it->first, pp, "unknown product class (expected A..D)");
+        const unsigned p = static_cast<unsigned>(prod[0] - 'A');
+        L.check_keys(it->second, pp, {"read", "write"});
+        for (unsigned w = 0; w < 2; w++) {
+            const char *op = w ? "write" : "read";
+            const std::string op_path = Loader::join(pp, op);
+            const YAML::Node o = it->second[op];
+            if (!o)
+                L.fail(it->second, op_path, "missing");
+            L.check_keys(o, op_path, {"base", "per_kib"});
+            if (!o["base"] || !o["per_kib"])
+                L.fail(o, op_path, "needs both base and per_kib");
+            dpu.cpu[p][w].base_ns = L.u32(o["base"], op_path + ".base", 0, (1u << 24) - 1);
+            dpu.cpu[p][w].per_kib_ns = L.u32(o["per_kib"], op_path + ".per_kib", 0, (1u << 24) - 1);
+        }
+        dpu.defined[p] = true;
+    }
+}
+
+void load_dpu(const Loader &L, const YAML::Node &n, Dpu &d)
+{
+    const std::string P = "dpu";
+    L.check_keys(n, P, {"threads", "lb_policy", "cpu_ns", "ingress_gbps", "egress_gbps", "swlimit_mbps",
+                        "backend_us", "reserved_share", "target_delay_us", "estimate_error", "cost_adjust", "sa_discipline",
+                        "queue_depth", "header_bytes", "bios_alpha", "bios_weight_throttle", "bios_floor_share"});
+    if (n["threads"]) d.threads = L.u32(n["threads"], P + ".threads", 1, BG_QUEUES_MAX);
+    if (n["lb_policy"])
+        d.lb_policy = choose<LbPolicy>(L, n["lb_policy"], P + ".lb_policy",
+                                       {{"static", LbPolicy::kStatic}, {"rr", LbPolicy::kRoundRobin},
+                                        {"jsq", LbPolicy::kJsq}, {"p2c", LbPolicy::kP2c}});
+    if (!n["cpu_ns"])
+        L.fail(n, P + ".cpu_ns", "missing: the SA's CPU time per I/O is needed");
+    load_cpu(L, n["cpu_ns"], P + ".cpu_ns", d);
+    if (n["ingress_gbps"]) d.ingress_gbps = L.number(n["ingress_gbps"], P + ".ingress_gbps", 0.001, 1e4);
+    if (n["egress_gbps"]) d.egress_gbps = L.number(n["egress_gbps"], P + ".egress_gbps", 0.001, 1e4);
+    if (n["swlimit_mbps"]) d.swlimit_mbps = L.number(n["swlimit_mbps"], P + ".swlimit_mbps", 0.001, 1e6);
+    if (const YAML::Node b = n["backend_us"]) {
+        L.check_keys(b, P + ".backend_us", {"dist", "median", "p99"});
+        if (b["dist"])
+            choose<int>(L, b["dist"], P + ".backend_us.dist", {{"lognormal", 0}});
+        if (b["median"]) d.backend_median_us = L.number(b["median"], P + ".backend_us.median", 0, 1e7);
+        if (b["p99"]) d.backend_p99_us = L.number(b["p99"], P + ".backend_us.p99", 0, 1e7);
+        if (d.backend_p99_us < d.backend_median_us)
+            L.fail(b, P + ".backend_us.p99", "must not be below the median");
+        if (d.backend_median_us == 0 && d.backend_p99_us > 0)
+            L.fail(b, P + ".backend_us.median", "a lognormal with median 0 cannot have p99 > 0");
+    }
+    if (n["reserved_share"]) d.reserved_share = L.number(n["reserved_share"], P + ".reserved_share", 0, 1);
+    if (n["target_delay_us"]) d.target_delay_us = L.number(n["target_delay_us"], P + ".target_delay_us", 0.001, 4e6);
+    if (n["estimate_error"]) d.estimate_error = L.number(n["estimate_error"], P + ".estimate_error", 0.01, 100);
+    if (n["sa_discipline"])
+        d.sa_round_robin = choose<bool>(L, n["sa_discipline"], P + ".sa_discipline", {{"rr", true}, {"fifo", false}});
+    if (n["cost_adjust"]) d.cost_adjust = L.boolean(n["cost_adjust"], P + ".cost_adjust");
+    if (n["queue_depth"]) d.queue_depth = L.u32(n["queue_depth"], P + ".queue_depth", 1, BG_LB_DEPTH_MASK);
+    if (n["header_bytes"]) d.header_bytes = L.u32(n["header_bytes"], P + ".header_bytes", 0, 65536);
+    if (n["bios_alpha"]) d.bios_alpha = L.number(n["bios_alpha"], P + ".bios_alpha", 0, 1);
+    if (n["bios_weight_throttle"]) d.bios_weight_throttle = L.number(n["bios_weight_throttle"], P + ".bios_weight_throttle", 0, 1000);
+    if (n["bios_floor_share"]) d.bios_floor_share = L.number(n["bios_floor_share"], P + ".bios_floor_share", 0, 1);
+}
+
+void load_db(const Loader &L, const YAML::Node &n, DualBucketCfg &d)
+{
+    const std::string P = "dualbucket";
+    L.check_keys(n, P, {"hot_threshold_iops", "steady_intervals", "cheque_share", "alpha", "percentile",
+                        "headroom_mbps", "mu_mbps"});
+    if (n["hot_threshold_iops"]) d.hot_threshold_iops = L.number(n["hot_threshold_iops"], P + ".hot_threshold_iops", 0, 1e9);
+    if (n["steady_intervals"]) d.steady_intervals = L.u32(n["steady_intervals"], P + ".steady_intervals", 0, 254);
+    if (n["cheque_share"]) d.cheque_share = L.number(n["cheque_share"], P + ".cheque_share", 0, 1);
+    if (n["alpha"]) d.alpha = L.u32(n["alpha"], P + ".alpha", 1, 1u << 20);
+    if (n["percentile"]) {
+        d.percentile = L.number(n["percentile"], P + ".percentile", 0, 1);
+        const double ok[] = {0.5, 0.9, 0.95, 0.99, 0.999, 0.9999, 0.99999};
+        bool found = false;
+        for (double v : ok)
+            found = found || std::fabs(v - d.percentile) < 1e-12;
+        if (!found)
+            L.fail(n["percentile"], P + ".percentile", "must be one of 0.5 0.9 0.95 0.99 0.999 0.9999 0.99999");
+    }
+    if (n["headroom_mbps"]) d.headroom_mbps = L.u32(n["headroom_mbps"], P + ".headroom_mbps", 0, 1u << 30);
+    if (n["mu_mbps"]) d.mu_mbps = L.u32(n["mu_mbps"], P + ".mu_mbps", 1, 1u << 30);
+}
+
+Provision provision(const Loader &L, const YAML::Node &n, const std::string &path)
+{
+    if (!n)
+        L.fail_line(1, path, "missing");
+    L.check_keys(n, path, {"iops", "mbps"});
+    if (!n["iops"] || !n["mbps"])
+        L.fail(n, path, "needs both iops and mbps");
+    return {L.number(n["iops"], path + ".iops", 0, 1e9), L.number(n["mbps"], path + ".mbps", 0, 1e7)};
+}
+
+void load_workload(const Loader &L, const YAML::Node &n, const std::string &P, Workload &w, std::uint64_t duration)
+{
+    L.check_keys(n, P, {"mode", "iodepth", "rate_iops", "sizes", "read_share", "segments", "hot_segments",
+                        "hot_share", "start_ms", "stop_ms"});
+    if (!n["mode"])
+        L.fail(n, P + ".mode", "missing (closed or open)");
+    w.closed = choose<bool>(L, n["mode"], P + ".mode", {{"closed", true}, {"open", false}});
+    if (w.closed) {
+        if (!n["iodepth"])
+            L.fail(n, P + ".iodepth", "missing: a closed loop needs iodepth");
+        w.iodepth = L.u32(n["iodepth"], P + ".iodepth", 1, 65536);
+        if (n["rate_iops"])
+            L.fail(n["rate_iops"], P + ".rate_iops", "only for mode: open");
+    } else {
+        if (!n["rate_iops"])
+            L.fail(n, P + ".rate_iops", "missing: an open loop needs rate_iops");
+        w.rate_iops = L.number(n["rate_iops"], P + ".rate_iops", 0, 1e9);
+        if (n["iodepth"])
+            L.fail(n["iodepth"], P + ".iodepth", "only for mode: closed");
+    }
+    const YAML::Node sizes = n["sizes"];
+    if (!sizes)
+        L.fail(n, P + ".sizes", "missing");
+    L.require_map(sizes, P + ".sizes");
+    double sum = 0;
+    for (auto it = sizes.begin(); it != sizes.end(); ++it) {
+        const std::string key = it->first.as<std::string>();
+        const std::string sp = P + ".sizes." + key;
+        const std::uint32_t s = L.size(it->first, sp);
+        const double share = L.number(it->second, sp, 0, 1);
+        for (const auto &e : w.sizes)
+            if (e.first == s)
+                L.fail(it->first, sp, "size given twice");
+        w.sizes.emplace_back(s, share);
+        sum += share;
+    }
+    if (w.sizes.empty())
+        L.fail(sizes, P + ".sizes", "needs at least one size");
+    if (std::fabs(sum - 1.0) > 1e-6)
+        L.fail(sizes, P + ".sizes", "shares sum to " + std::to_string(sum) + ", not 1");
+    if (n["read_share"]) w.read_share = L.number(n["read_share"], P + ".read_share", 0, 1);
+    if (n["segments"]) w.segments = L.u32(n["segments"], P + ".segments", 1, 1u << BG_SEGMENT_BITS);
+    if (n["hot_segments"]) w.hot_segments = L.u32(n["hot_segments"], P + ".hot_segments", 0, 1u << BG_SEGMENT_BITS);
+    if (n["hot_share"]) w.hot_share = L.number(n["hot_share"], P + ".hot_share", 0, 1);
+    if (w.hot_segments > w.segments)
+        L.fail(n["hot_segments"], P + ".hot_segments", "more hot segments than segments");
+    if (w.hot_segments == 0 && w.hot_share > 0)
+        L.fail(n["hot_share"], P + ".hot_share", "a hot share needs hot_segments > 0");
+    if (w.hot_segments == w.segments && w.hot_share < 1 && w.hot_segments > 0)
+        L.fail(n["hot_share"], P + ".hot_share", "every segment is hot, so hot_share must be 1");
+    w.start_ns = n["start_ms"] ? L.ms(n["start_ms"], P + ".start_ms") : 0;
+    w.stop_ns = n["stop_ms"] ? L.ms(n["stop_ms"], P + ".stop_ms") : duration;
+    if (w.stop_ns < w.start_ns)
+        L.fail(n["stop_ms"] ? n["stop_ms"] : n, P + ".stop_ms", "stop before start");
+}
+
+void load_tenant(const Loader &L, const YAML::Node &n, const std::string &P, const Dpu &dpu, Tenant &t,
+                 std::uint64_t duration)
+{
+    L.check_keys(n, P, {"name", "product", "base", "burst", "burst_mode", "burst_credits", "queues", "workload"});
+    if (!n["name"])
+        L.fail(n, P + ".name", "missing");
+    t.name = L.string(n["name"], P + ".name");
+    if (t.name.empty() || t.name.find_first_of("\",\n\\") != std::string::npos)
+        L.fail(n["name"], P + ".name", "must be non-empty without quotes, commas or backslashes");
+    const std::string prod = n["product"] ? L.string(n["product"], P + ".product") : "A";
+    if (prod.size() != 1 || prod[0] < 'A' || prod[0] >= static_cast<char>('A' + kProducts))
+        L.fail(n["product"], P + ".product", "unknown product class '" + prod + "' (expected A..D)");
+    t.product = static_cast<unsigned>(prod[0] - 'A');
+    if (!dpu.defined[t.product])
+        L.fail(n["product"], P + ".product", "product " + prod + " has no dpu.cpu_ns profile");
+    if (!n["base"])
+        L.fail(n, P + ".base", "missing");
+    t.base = provision(L, n["base"], P + ".base");
+    t.burst = n["burst"] ? provision(L, n["burst"], P + ".burst") : t.base;
+    if (t.burst.iops < t.base.iops || t.burst.mbps < t.base.mbps)
+        L.fail(n["burst"], P + ".burst", "burst provisioning below base");
+    if (n["burst_mode"])
+        t.credit = choose<bool>(L, n["burst_mode"], P + ".burst_mode", {{"paid", false}, {"credit", true}});
+    if (n["burst_credits"]) t.burst_credits = L.integer(n["burst_credits"], P + ".burst_credits", 0, UINT32_MAX);
+    if (n["queues"]) t.queues = L.u32(n["queues"], P + ".queues", 1, BG_QUEUES_MAX);
+    if (!n["workload"])
+        L.fail(n, P + ".workload", "missing");
+    load_workload(L, n["workload"], P + ".workload", t.wl, duration);
+}
+
+}  // namespace
+
+const char *scheduler_name(Scheduler s)
+{
+    switch (s) {
+    case Scheduler::kBios: return "bios";
+    case Scheduler::kBase: return "base";
+    case Scheduler::kWild: return "wild";
+    case Scheduler::kDualBucket: return "dualbucket";
+    }
+    return "?";
+}
+
+Scheduler parse_scheduler(const std::string &name)
+{
+    for (Scheduler s : {Scheduler::kBios, Scheduler::kBase, Scheduler::kWild, Scheduler::kDualBucket})
+        if (name == scheduler_name(s))
+            return s;
+    throw std::invalid_argument("unknown scheduler '" + name + "' (bios | wild | base | dualbucket)");
+}
+
+Scenario parse_scenario(const std::string &text, const std::string &file)
+{
+    Loader L(file);
+    YAML::Node root;
+    try {
+        root = YAML::Load(text);
+    } catch (const YAML::ParserException &e) {
+        L.fail_line(e.mark.line + 1, "(syntax)", e.msg);
+    }
+    Scenario s;
+    s.file = file;
+    if (!root.IsMap())
+        L.fail_line(1, "(top level)", "expected a mapping of scenario keys");
+    L.check_keys(root, "", {"name", "seed", "duration_ms", "warmup_ms", "scheduler", "window_us", "dpu",
+                            "dualbucket", "tenants"});
+    s.name = root["name"] ? L.string(root["name"], "name") : "unnamed";
+    if (s.name.find_first_of("\"\\\n") != std::string::npos)
+        L.fail(root["name"], "name", "must not contain quotes or backslashes");
+    if (root["seed"]) s.seed = L.integer(root["seed"], "seed", 0, UINT32_MAX);
+    if (!root["duration_ms"])
+        L.fail_line(1, "duration_ms", "missing");
+    s.duration_ns = L.ms(root["duration_ms"], "duration_ms");
+    if (s.duration_ns == 0)
+        L.fail(root["duration_ms"], "duration_ms", "must be positive");
+    if (root["warmup_ms"]) s.warmup_ns = L.ms(root["warmup_ms"], "warmup_ms");
+    if (s.warmup_ns >= s.duration_ns)
+        L.fail(root["warmup_ms"], "warmup_ms", "must be shorter than duration_ms");
+    if (root["scheduler"]) {
+        try {
+            s.scheduler = parse_scheduler(L.string(root["scheduler"], "scheduler"));
+        } catch (const std::invalid_argument &e) {
+            L.fail(root["scheduler"], "scheduler", e.what());
+        }
+    }
+    if (root["window_us"]) {
+        const double w = L.number(root["window_us"], "window_us", 1, 100000);
+        s.window_ns = static_cast<std::uint64_t>(std::llround(w * 1000));
+    }
+    if (!root["dpu"])
+        L.fail_line(1, "dpu", "missing");
+    load_dpu(L, root["dpu"], s.dpu);
+    if (root["dualbucket"])
+        load_db(L, root["dualbucket"], s.db);
+    const YAML::Node ts = root["tenants"];
+    if (!ts)
+        L.fail_line(1, "tenants", "missing");
+    if (!ts.IsSequence() || ts.size() == 0)
+        L.fail(ts, "tenants", "expected a non-empty list of tenants");
+    if (ts.size() > BG_TENANTS_MAX)
+        L.fail(ts, "tenants", "more than " + std::to_string(BG_TENANTS_MAX) + " tenants");
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < ts.size(); i++) {
+        const std::string P = "tenants[" + std::to_string(i) + "]";
+        Tenant t;
+        t.line = ts[i].Mark().line + 1;
+        load_tenant(L, ts[i], P, s.dpu, t, s.duration_ns);
+        if (!names.insert(t.name).second)
+            L.fail(ts[i]["name"], P + ".name", "duplicate tenant name '" + t.name + "'");
+        s.tenants.push_back(std::move(t));
+    }
+    return s;
+}
+
+Scenario load_scenario(const std::string &path)
+{
+    std::ifstream in(path);
+    if (!in)
+        throw ScenarioError(path + ": cannot open");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return parse_scenario(ss.str(), path);
+}
+
+}  // namespace bg::sim

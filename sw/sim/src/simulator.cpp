@@ -1,0 +1,713 @@
+// The event engine of burstgate-sim; see simulator.hpp for the life of one I/O.
+#include "burstgate/sim/simulator.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <ostream>
+
+#include "burstgate/cost_table.h"
+#include "burstgate/host/device.hpp"
+#include "burstgate/regs.h"
+#include "burstgate/sim/rng.hpp"
+#include "burstgate/window.h"
+#include "cost_cli.hpp"
+
+namespace bg::sim {
+
+namespace {
+
+enum Kind : std::uint32_t { kStart, kArrival, kCpuDone, kSwlDone, kBackendDone, kComplete, kWindow };
+
+// A single server (an SA thread, the software limiter) in front of which I/Os wait either in
+// one FIFO or in one FIFO per tenant served round robin, one I/O per turn: the SA's scheduler
+// "iterates through all ingress queues" (BurstCBS §5.2, the WRR of WildCBS; equal weights).
+class Server {
+public:
+    Server(std::size_t tenants, bool round_robin) : q_(round_robin ? tenants : 1), rr_(round_robin) {}
+    bool busy() const { return busy_; }
+    void set_busy(bool b) { busy_ = b; }
+    void push(std::uint16_t tenant, std::uint32_t id)
+    {
+        const std::uint16_t k = rr_ ? tenant : 0;
+        if (q_[k].empty())
+            ring_.push(k);
+        q_[k].push(id);
+    }
+    bool empty() const { return ring_.empty(); }
+    std::uint32_t pop()
+    {
+        const std::uint16_t k = ring_.pop();
+        const std::uint32_t id = q_[k].pop();
+        if (!q_[k].empty())
+            ring_.push(k);
+        return id;
+    }
+
+private:
+    // A growable FIFO ring: no allocation once it has reached its working size.
+    template <class T>
+    class Fifo {
+    public:
+        bool empty() const { return head_ == tail_; }
+        void push(T v)
+        {
+            if (tail_ - head_ == buf_.size()) {
+                std::vector<T> bigger(std::max<std::size_t>(16, 2 * buf_.size()));
+                for (std::size_t i = head_; i != tail_; i++)
+                    bigger[i - head_] = buf_[i & (buf_.size() - 1)];
+                tail_ -= head_;
+                head_ = 0;
+                buf_.swap(bigger);
+            }
+            buf_[tail_++ & (buf_.size() - 1)] = v;
+        }
+        T pop() { return buf_[head_++ & (buf_.size() - 1)]; }
+
+    private:
+        std::vector<T> buf_;
+        std::size_t head_ = 0, tail_ = 0;
+    };
+    std::vector<Fifo<std::uint32_t>> q_;
+    Fifo<std::uint16_t> ring_;
+    bool rr_, busy_ = false;
+};
+
+// 16 bytes: time, then kind and I/O id packed so that the heap compares two words. Equal
+// times are ordered by (kind, id), a total order fixed by the inputs: the run is deterministic.
+struct Event {
+    std::uint64_t t;
+    std::uint64_t key;  // kind << 32 | id
+    std::uint32_t kind() const { return static_cast<std::uint32_t>(key >> 32); }
+    std::uint32_t id() const { return static_cast<std::uint32_t>(key); }
+};
+struct Later {
+    bool operator()(const Event &a, const Event &b) const { return a.t != b.t ? a.t > b.t : a.key > b.key; }
+};
+
+struct Io {
+    std::uint64_t arrival = 0, admit = 0, backend = 0;
+    std::uint32_t size = 0, true_cpu = 0, charge = 0;
+    std::uint16_t tenant = 0, segment = 0;
+    std::uint8_t queue = 0, egress = 0;
+    bool write = false, deferred = false, hot = false;
+};
+
+struct TenantRt {
+    const Tenant *cfg = nullptr;
+    Rng rng{0};
+    std::uint32_t queue_base = 0, seg_base = 0;
+    std::vector<double> size_cdf;
+    // Per-window CSV figures.
+    std::uint64_t w_done = 0, w_bytes = 0, w_lat_sum = 0, w_lat_max = 0, w_defer = 0;
+};
+
+std::uint32_t sat32(double v) { return v >= 4294967295.0 ? UINT32_MAX : v <= 0 ? 0 : static_cast<std::uint32_t>(std::llround(v)); }
+
+const char *const kDimNames[4] = {"cpu", "ingress", "egress", "swlimit"};
+
+class Sim {
+public:
+    Sim(const Scenario &sc, const SimOptions &opt);
+    SimResult run();
+
+private:
+    void push(std::uint64_t t, Kind k, std::uint32_t id)
+    {
+        heap_.push_back({t, std::uint64_t{k} << 32 | id});
+        std::push_heap(heap_.begin(), heap_.end(), Later{});
+    }
+    void program_device();
+    void init_firmware();
+    std::uint32_t new_io(std::uint32_t tenant);
+    void offer(std::span<const std::uint32_t> ids);
+    void on_cpu_done(std::uint32_t id);
+    void on_swl_done(std::uint32_t id);
+    void start_cpu(std::uint32_t thread);
+    void start_swl();
+    void on_backend_done(std::uint32_t id);
+    void on_complete(std::uint32_t id);
+    void on_window();
+    void progress(bool final);
+    bool measured(std::uint64_t t) const { return t >= sc_.warmup_ns; }
+    double est_io_cpu(const Tenant &t, std::uint32_t size, bool write) const;
+    void check_admissible(std::size_t i, const bg_vec &base, const bg_vec &burst);
+
+    Scenario sc_;
+    SimOptions opt_;
+    Scheduler sched_;
+    std::uint64_t seed_;
+    std::unique_ptr<Device> dev_;
+    bg_hal hal_{};
+    std::uint64_t now_ = 0, events_ = 0;
+    std::vector<Event> heap_;
+    std::vector<Io> ios_;
+    std::vector<std::uint32_t> free_;
+    std::vector<std::uint32_t> deferred_, reoffer_;
+    std::vector<TenantRt> trt_;
+    SimResult res_;
+    Rng backend_rng_{0};
+    double backend_mu_ = 0, backend_sigma_ = 0;
+    std::vector<Server> threads_;
+    Server swl_{1, false};
+    double eg_free_ = 0, in_free_ = 0;
+    double ns_per_swl_byte_ = 0, ns_per_eg_byte_ = 0, ns_per_in_byte_ = 0;
+    std::array<double, 4> admitted_{};  // true cost of the I/Os admitted in the measured period
+    std::array<double, 4> served_{};    // work the SA's servers finished in the measured period
+    std::array<double, 4> cap_per_s_{};
+    // Firmware storage (window.h: the caller's).
+    bg_fw fw_{};
+    std::vector<bg_bios_tenant> fw_t_;
+    std::vector<bg_bios_usage> fw_u_;
+    std::vector<std::uint16_t> sched_list_, burst_list_;
+    std::vector<IoDesc> descs_;
+    std::vector<IoDecision> decs_;
+    std::chrono::steady_clock::time_point wall0_, last_progress_;
+};
+
+double Sim::est_io_cpu(const Tenant &t, std::uint32_t size, bool write) const
+{
+    const CpuProfile &p = sc_.dpu.cpu[t.product][write ? 1 : 0];
+    return (p.base_ns + p.per_kib_ns * (size / 1024.0)) / sc_.dpu.estimate_error;
+}
+
+Sim::Sim(const Scenario &sc, const SimOptions &opt) : sc_(sc), opt_(opt)
+{
+    sched_ = opt.scheduler.value_or(sc.scheduler);
+    seed_ = opt.seed.value_or(sc.seed);
+    const std::size_t n = sc_.tenants.size();
+    AgentParams p;
+    std::uint32_t segs = 0;
+    for (const Tenant &t : sc_.tenants)
+        segs += t.wl.segments;
+    if (segs > (1u << BG_SEGMENT_BITS))
+        throw ScenarioError(sc_.file + ":1: tenants: " + std::to_string(segs) + " segments in all, the datapath has " +
+                            std::to_string(1u << BG_SEGMENT_BITS));
+    // The default build's sizes unless the scenario needs more tenants or SA threads: the
+    // verilator and xrt engines are built with fixed sizes and refuse others, and a model of
+    // the same sizes is what makes their reports comparable. Tenants' vCPU queues share the
+    // build's ingress queues round robin (queue q of the scenario is ingress q mod INGRESS).
+    p.tenants = std::max<std::uint32_t>(p.tenants, static_cast<std::uint32_t>(n));
+    p.egress = std::max<std::uint32_t>(p.egress, sc_.dpu.threads);
+    dev_ = open_device(opt_.engine, p);
+    if (dev_->params().tenants < n || dev_->params().egress < sc_.dpu.threads)
+        throw std::runtime_error("engine '" + opt_.engine + "' is built for " + std::to_string(dev_->params().tenants) +
+                                 " tenants and " + std::to_string(dev_->params().egress) + " SA threads; the scenario needs " +
+                                 std::to_string(n) + " and " + std::to_string(sc_.dpu.threads));
+    hal_ = dev_->hal();
+
+    res_.scenario = sc_.name;
+    res_.file = sc_.file;
+    res_.engine = dev_->engine();
+    res_.scheduler = scheduler_name(sched_);
+    res_.seed = seed_;
+    res_.duration_ns = sc_.duration_ns;
+    res_.warmup_ns = sc_.warmup_ns;
+    res_.window_ns = sc_.window_ns;
+
+    trt_.resize(n);
+    std::uint32_t qb = 0, sb = 0;
+    for (std::size_t i = 0; i < n; i++) {
+        TenantRt &t = trt_[i];
+        t.cfg = &sc_.tenants[i];
+        t.rng = Rng(seed_, i + 1);
+        t.queue_base = qb;
+        t.seg_base = sb;
+        qb += t.cfg->queues;
+        sb += t.cfg->wl.segments;
+        double c = 0;
+        for (const auto &[size, share] : t.cfg->wl.sizes)
+            t.size_cdf.push_back(c += share);
+        t.size_cdf.back() = 1.0;
+        res_.tenants.emplace_back();
+        res_.tenants.back().name = t.cfg->name;
+        if (t.cfg->wl.hot_segments > 0) {
+            res_.tenants.back().lat_hot = std::make_unique<LatencyHist>();
+            res_.tenants.back().lat_steady = std::make_unique<LatencyHist>();
+        }
+    }
+    backend_rng_ = Rng(seed_, 0);
+    // Lognormal from (median, p99): mu = ln(median), sigma = ln(p99 / median) / z(0.99).
+    if (sc_.dpu.backend_median_us > 0) {
+        backend_mu_ = std::log(sc_.dpu.backend_median_us * 1000.0);
+        backend_sigma_ = std::log(sc_.dpu.backend_p99_us / sc_.dpu.backend_median_us) / 2.3263478740408408;
+    }
+    threads_.assign(sc_.dpu.threads, Server(n, sc_.dpu.sa_round_robin));
+    swl_ = Server(n, sc_.dpu.sa_round_robin);
+    ns_per_swl_byte_ = 1e9 / (sc_.dpu.swlimit_mbps * 1e6);
+    ns_per_eg_byte_ = 8.0 / sc_.dpu.egress_gbps;
+    ns_per_in_byte_ = 8.0 / sc_.dpu.ingress_gbps;
+    cap_per_s_ = {1e9 * sc_.dpu.threads, sc_.dpu.ingress_gbps * 1e9 / 8, sc_.dpu.egress_gbps * 1e9 / 8,
+                  sc_.dpu.swlimit_mbps * 1e6};
+    program_device();
+    init_firmware();
+}
+
+void Sim::program_device()
+{
+    const Dpu &d = sc_.dpu;
+    bg_hal_write(&hal_, BG_CTRL_SEED, static_cast<std::uint32_t>(seed_));
+    bg_hal_write(&hal_, BG_LB_SEED, static_cast<std::uint32_t>(seed_ * 2654435761u + 1));
+    bg_hal_write(&hal_, BG_LB_POLICY, static_cast<std::uint32_t>(d.lb_policy));
+    bg_hal_write(&hal_, BG_LB_DEPTH, d.queue_depth);
+    // SA threads are egress queues 0..threads-1; a larger build leaves the rest unused.
+    const std::uint32_t ingress = dev_->params().ingress, all = (1u << d.threads) - 1u;
+    for (std::uint32_t q = 0; q < ingress; q++)
+        bg_hal_write(&hal_, BG_LB_MAP(q), d.lb_policy == LbPolicy::kStatic ? 1u << (q % d.threads) : all);
+    // The estimator's table: the true profile divided by estimate_error.
+    for (unsigned p = 0; p < kProducts; p++) {
+        if (!d.defined[p])
+            continue;
+        bg_linear_profile est[2];
+        for (unsigned w = 0; w < 2; w++) {
+            est[w].cpu_base_ns = sat32(d.cpu[p][w].base_ns / d.estimate_error);
+            est[w].cpu_per_kib_ns = sat32(d.cpu[p][w].per_kib_ns / d.estimate_error);
+        }
+        const int rc = bg_cost_load_linear(&hal_, p, &est[0], &est[1], d.header_bytes);
+        if (rc != BG_COST_OK)
+            throw ScenarioError(sc_.file + ":1: dpu.cpu_ns: the cost table rejects this profile (code " +
+                                std::to_string(rc) + ")");
+    }
+    if (sched_ == Scheduler::kDualBucket) {
+        const double r = sc_.db.hot_threshold_iops * static_cast<double>(sc_.window_ns) / 1e9;
+        bg_hal_write(&hal_, BG_SEGMON_HOT_THRESHOLD, std::min<std::uint32_t>(sat32(r), BG_SEGMON_HOT_THRESHOLD_MASK - 1));
+        bg_hal_write(&hal_, BG_SEGMON_STEADY_WINDOWS, sc_.db.steady_intervals);
+    }
+}
+
+void Sim::init_firmware()
+{
+    const Dpu &d = sc_.dpu;
+    const double w_s = static_cast<double>(sc_.window_ns) / 1e9;
+    const std::size_t n = sc_.tenants.size();
+    bg_fw_config cfg{};
+    cfg.scheduler = sched_ == Scheduler::kBios ? BG_SCHED_BIOS
+                    : sched_ == Scheduler::kBase ? BG_SCHED_BASE
+                    : sched_ == Scheduler::kWild ? BG_SCHED_WILD
+                                                 : BG_SCHED_DUALBUCKET;
+    bg_vec total;
+    for (unsigned k = 0; k < 4; k++)
+        total.d[k] = sat32(cap_per_s_[k] * w_s);
+    cfg.bios.total = total;
+    cfg.bios.reserved_q16 = sat32(d.reserved_share * BG_BIOS_ONE);
+    cfg.bios.alpha_q16 = sat32(d.bios_alpha * BG_BIOS_ONE);
+    cfg.bios.weight_throttle_q16 = sat32(d.bios_weight_throttle * BG_BIOS_ONE);
+    cfg.bios.floor_q16 = sat32(d.bios_floor_share * BG_BIOS_ONE);
+    cfg.db.main_size = total;
+    cfg.db.cheque_share_q16 = sat32(sc_.db.cheque_share * BG_DB_ONE);
+    cfg.db.alpha = sc_.db.alpha;
+    cfg.db.pct_ppm = sat32(sc_.db.percentile * 1e6);
+    cfg.db.headroom_mbps = sc_.db.headroom_mbps;
+    cfg.db.mu_mbps = sc_.db.mu_mbps ? sc_.db.mu_mbps : sat32(d.swlimit_mbps * 8);
+    cfg.db.interval_us = sat32(static_cast<double>(sc_.window_ns) / 1000);
+    cfg.db.min_samples = 16;
+    cfg.db.hist_mode = BG_LH_INTERP;
+    cfg.costadj = d.cost_adjust ? 1u : 0u;
+    bg_ca_default_config(&cfg.ca, sat32(d.target_delay_us * 1000));
+
+    fw_t_.assign(n, bg_bios_tenant{});
+    fw_u_.assign(n, bg_bios_usage{});
+    sched_list_.assign(n, 0);
+    burst_list_.assign(n, 0);
+    for (std::size_t i = 0; i < n; i++) {
+        const Tenant &t = sc_.tenants[i];
+        // Provisioning {iops, mbps} as a cost vector per window: CPU at the estimated cost of
+        // a 4 KiB I/O of the tenant's product and read share; link bytes = data + one header
+        // per I/O; software-limit bytes = data.
+        const double r = t.wl.read_share;
+        const double c4k = r * est_io_cpu(t, 4096, false) + (1 - r) * est_io_cpu(t, 4096, true);
+        auto vec = [&](const Provision &pv) {
+            bg_vec v;
+            v.d[BG_DIM_CPU] = sat32(pv.iops * c4k * w_s);
+            v.d[BG_DIM_INGRESS] = sat32((pv.mbps * 1e6 + pv.iops * d.header_bytes) * w_s);
+            v.d[BG_DIM_EGRESS] = v.d[BG_DIM_INGRESS];
+            v.d[BG_DIM_SWLIMIT] = sat32(pv.mbps * 1e6 * w_s);
+            return v;
+        };
+        fw_t_[i].res_base = vec(t.base);
+        fw_t_[i].res_burst = vec(t.burst);
+        if (sched_ != Scheduler::kDualBucket)
+            check_admissible(i, fw_t_[i].res_base, fw_t_[i].res_burst);
+        fw_t_[i].mode = t.credit ? BG_BURST_CREDIT : BG_BURST_PAID;
+        bg_vec ref;  // one 4 KiB I/O of this tenant
+        ref.d[BG_DIM_CPU] = sat32(c4k);
+        ref.d[BG_DIM_INGRESS] = ref.d[BG_DIM_EGRESS] = 4096 + d.header_bytes;
+        ref.d[BG_DIM_SWLIMIT] = 4096;
+        fw_t_[i].credit = bg_credit_from_ios(static_cast<std::uint32_t>(t.burst_credits), &ref);
+        // EBS gp2's bucket: 5.4 M I/O credits.
+        const auto credits = static_cast<std::uint32_t>(t.burst_credits);
+        fw_t_[i].credit_max = bg_credit_from_ios(std::max<std::uint32_t>(5'400'000u, credits), &ref);
+    }
+    const int rc = bg_fw_init(&fw_, &cfg, fw_t_.data(), fw_u_.data(), sched_list_.data(), burst_list_.data(),
+                              static_cast<std::uint32_t>(n), &hal_);
+    if (rc == BG_FW_OK)
+        return;
+    std::string msg = sc_.file + ":1: ";
+    if (rc == BG_BIOS_E_OVERSUB) {
+        const int dim = fw_.bios.err_dim;
+        msg += std::string("tenants: the base provisioning of all tenants exceeds the DPU's capacity") +
+               (cfg.scheduler == BG_SCHED_BIOS ? " minus dpu.reserved_share" : "") + " in dimension " +
+               (dim >= 0 && dim < 4 ? kDimNames[dim] : "?");
+    } else if (rc == BG_BIOS_E_BURST) {
+        msg += "tenants[" + std::to_string(fw_.bios.err_tenant) + "].burst: below base as a cost vector";
+    } else if (rc == BG_FW_E_DUALBUCKET) {
+        msg += std::string("dualbucket: firmware rejects field ") + (fw_.err_field ? fw_.err_field : "?");
+    } else if (rc == BG_FW_E_COSTADJ) {
+        msg += std::string("dpu.target_delay_us: firmware rejects cost adjustment field ") + (fw_.err_field ? fw_.err_field : "?");
+    } else {
+        msg += "firmware init failed with code " + std::to_string(rc);
+    }
+    throw ScenarioError(msg);
+}
+
+// Every scheduler but dual-bucket admits an I/O only when one per-window grant of at most the
+// tenant's burst provisioning covers its whole cost, so an I/O type costing more than that in
+// any dimension would be deferred forever: a scenario error, not a simulation result. One
+// costing more than the base grant is only a warning: such I/Os wait for a burst share.
+void Sim::check_admissible(std::size_t i, const bg_vec &base, const bg_vec &burst)
+{
+    const Tenant &t = sc_.tenants[i];
+    const std::string where = sc_.file + ":" + std::to_string(t.line) + ": tenants[" + std::to_string(i) + "].workload.sizes.";
+    bool warned = false;
+    for (const auto &[size, share] : t.wl.sizes) {
+        for (int w = 0; w < 2; w++) {
+            if ((w && t.wl.read_share >= 1.0) || (!w && t.wl.read_share <= 0.0))
+                continue;
+            bg_vec c;
+            c.d[BG_DIM_CPU] = sat32(est_io_cpu(t, size, w != 0));
+            c.d[BG_DIM_INGRESS] = sc_.dpu.header_bytes + (w ? 0 : size);
+            c.d[BG_DIM_EGRESS] = sc_.dpu.header_bytes + (w ? size : 0);
+            c.d[BG_DIM_SWLIMIT] = size;
+            const std::string io = "one " + std::string(w ? "write" : "read") + " costs ";
+            for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+                if (c.d[d] > burst.d[d])
+                    throw ScenarioError(where + bg::cli::format_size(size) + ": " + io + std::to_string(c.d[d]) + " " +
+                                        kDimNames[d] + " units, more than the tenant's burst provisioning grants per window (" +
+                                        std::to_string(burst.d[d]) + "): it could never be admitted; raise burst or window_us");
+                if (c.d[d] > base.d[d] && !warned) {
+                    res_.warnings.push_back(where + bg::cli::format_size(size) + ": " + io + std::to_string(c.d[d]) + " " +
+                                            kDimNames[d] + " units, more than the base grant per window (" +
+                                            std::to_string(base.d[d]) + "): such I/Os are deferred until a burst share covers them");
+                    warned = true;
+                }
+            }
+        }
+    }
+}
+
+std::uint32_t Sim::new_io(std::uint32_t ti)
+{
+    TenantRt &t = trt_[ti];
+    const Workload &w = t.cfg->wl;
+    std::uint32_t id;
+    if (!free_.empty()) {
+        id = free_.back();
+        free_.pop_back();
+    } else {
+        id = static_cast<std::uint32_t>(ios_.size());
+        ios_.emplace_back();
+    }
+    Io &io = ios_[id];
+    io = Io{};
+    io.arrival = now_;
+    io.tenant = static_cast<std::uint16_t>(ti);
+    const double u = t.rng.uniform();
+    std::size_t k = 0;
+    while (k + 1 < t.size_cdf.size() && u >= t.size_cdf[k])
+        k++;
+    io.size = w.sizes[k].first;
+    io.write = t.rng.uniform() >= w.read_share;
+    io.queue = static_cast<std::uint8_t>((t.queue_base + t.rng.below(t.cfg->queues)) % dev_->params().ingress);
+    std::uint32_t seg;
+    if (w.hot_segments > 0 && t.rng.uniform() < w.hot_share) {
+        seg = t.rng.below(w.hot_segments);
+        io.hot = true;
+    } else {
+        const std::uint32_t cold = w.segments - w.hot_segments;
+        seg = w.hot_segments + (cold ? t.rng.below(cold) : 0);
+    }
+    io.segment = static_cast<std::uint16_t>(t.seg_base + seg);
+    const CpuProfile &p = sc_.dpu.cpu[t.cfg->product][io.write ? 1 : 0];
+    io.true_cpu = p.base_ns + static_cast<std::uint32_t>((static_cast<std::uint64_t>(p.per_kib_ns) * io.size) >> 10);
+    res_.tenants[ti].generated++;
+    res_.generated++;
+    return id;
+}
+
+void Sim::offer(std::span<const std::uint32_t> ids)
+{
+    descs_.clear();
+    decs_.clear();
+    for (std::uint32_t id : ids) {
+        const Io &io = ios_[id];
+        IoDesc d;
+        d.tag = static_cast<std::uint16_t>(id);
+        d.tenant = io.tenant;
+        d.queue = io.queue;
+        d.product = static_cast<std::uint8_t>(sc_.tenants[io.tenant].product);
+        d.write = io.write;
+        d.size = io.size;
+        d.segment = io.segment;
+        descs_.push_back(d);
+    }
+    dev_->submit(descs_, decs_);
+    for (std::size_t k = 0; k < ids.size(); k++) {
+        const std::uint32_t id = ids[k];
+        Io &io = ios_[id];
+        const IoDecision &dec = decs_[k];
+        TenantResult &tr = res_.tenants[io.tenant];
+        if (!dec.admitted()) {
+            if (measured(now_)) {
+                tr.throttled++;
+                if (!io.deferred)
+                    tr.deferred_ios++;
+            }
+            io.deferred = true;
+            trt_[io.tenant].w_defer++;
+            deferred_.push_back(id);
+            continue;
+        }
+        if (measured(now_))
+            tr.admitted_by[dec.source & 3]++;
+        io.admit = now_;
+        io.egress = dec.egress;
+        io.charge = dec.cost.d[BG_DIM_CPU];
+        if (measured(now_)) {
+            admitted_[BG_DIM_CPU] += io.true_cpu;
+            admitted_[BG_DIM_INGRESS] += sc_.dpu.header_bytes + (io.write ? 0 : io.size);
+            admitted_[BG_DIM_EGRESS] += sc_.dpu.header_bytes + (io.write ? io.size : 0);
+            admitted_[BG_DIM_SWLIMIT] += io.size;
+        }
+        threads_[dec.egress].push(io.tenant, id);
+        if (!threads_[dec.egress].busy())
+            start_cpu(dec.egress);
+    }
+}
+
+void Sim::start_cpu(std::uint32_t thread)
+{
+    Server &s = threads_[thread];
+    s.set_busy(!s.empty());
+    if (s.empty())
+        return;
+    const std::uint32_t id = s.pop();
+    push(now_ + ios_[id].true_cpu, kCpuDone, id);
+}
+
+void Sim::start_swl()
+{
+    swl_.set_busy(!swl_.empty());
+    if (swl_.empty())
+        return;
+    const std::uint32_t id = swl_.pop();
+    push(now_ + static_cast<std::uint64_t>(std::ceil(ios_[id].size * ns_per_swl_byte_)), kSwlDone, id);
+}
+
+void Sim::on_cpu_done(std::uint32_t id)
+{
+    if (measured(now_))
+        served_[BG_DIM_CPU] += ios_[id].true_cpu;
+    start_cpu(ios_[id].egress);
+    swl_.push(ios_[id].tenant, id);
+    if (!swl_.busy())
+        start_swl();
+}
+
+void Sim::on_swl_done(std::uint32_t id)
+{
+    start_swl();
+    Io &io = ios_[id];
+    if (measured(now_)) {
+        served_[BG_DIM_SWLIMIT] += io.size;
+        served_[BG_DIM_EGRESS] += sc_.dpu.header_bytes + (io.write ? io.size : 0);
+    }
+    const double start = std::max(static_cast<double>(now_), eg_free_);
+    eg_free_ = start + (sc_.dpu.header_bytes + (io.write ? io.size : 0)) * ns_per_eg_byte_;
+    double backend = 0;
+    if (backend_mu_ != 0)
+        backend = std::exp(backend_mu_ + backend_sigma_ * backend_rng_.normal());
+    const std::uint64_t sent = static_cast<std::uint64_t>(std::ceil(eg_free_));
+    io.backend = static_cast<std::uint64_t>(std::llround(backend));
+    push(sent + io.backend, kBackendDone, id);
+}
+
+void Sim::on_backend_done(std::uint32_t id)
+{
+    const Io &io = ios_[id];
+    const double start = std::max(static_cast<double>(now_), in_free_);
+    in_free_ = start + (sc_.dpu.header_bytes + (io.write ? 0 : io.size)) * ns_per_in_byte_;
+    push(static_cast<std::uint64_t>(std::ceil(in_free_)), kComplete, id);
+}
+
+void Sim::on_complete(std::uint32_t id)
+{
+    const Io io = ios_[id];
+    free_.push_back(id);
+    IoCompletion c;
+    c.tag = static_cast<std::uint16_t>(id);
+    c.tenant = io.tenant;
+    c.queue = io.queue;
+    c.egress = io.egress;
+    c.charge_ns = io.charge;
+    const std::uint64_t sa = now_ - io.admit - io.backend;
+    c.sa_delay_ns = sa > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(sa);
+    dev_->complete(std::span<const IoCompletion>(&c, 1));
+    const std::uint64_t lat = now_ - io.arrival;
+    if (measured(now_))
+        served_[BG_DIM_INGRESS] += sc_.dpu.header_bytes + (io.write ? 0 : io.size);
+    TenantResult &tr = res_.tenants[io.tenant];
+    TenantRt &t = trt_[io.tenant];
+    tr.finished++;
+    res_.finished++;
+    if (measured(now_)) {
+        tr.completed++;
+        tr.bytes += io.size;
+        if (measured(io.arrival)) {
+            tr.lat.record(lat);
+            if (tr.lat_hot)
+                (io.hot ? tr.lat_hot : tr.lat_steady)->record(lat);
+        }
+    }
+    t.w_done++;
+    t.w_bytes += io.size;
+    t.w_lat_sum += lat;
+    t.w_lat_max = std::max(t.w_lat_max, lat);
+    if (t.cfg->wl.closed && now_ < t.cfg->wl.stop_ns) {
+        const std::uint32_t next = new_io(io.tenant);
+        offer(std::span<const std::uint32_t>(&next, 1));
+    }
+}
+
+void Sim::on_window()
+{
+    bg_fw_window(&fw_, &hal_);
+    res_.windows++;
+    if (opt_.csv) {
+        char line[512];
+        const double w_s = static_cast<double>(sc_.window_ns) / 1e9;
+        for (std::size_t i = 0; i < trt_.size(); i++) {
+            TenantRt &t = trt_[i];
+            std::uint32_t g[4];
+            for (unsigned d = 0; d < 4; d++)
+                g[d] = bg_hal_read(&hal_, BG_TENANT_GRANT(static_cast<std::uint32_t>(i) * BG_COST_DIMS + d));
+            std::snprintf(line, sizeof line, "%llu,%.3f,%s,%.0f,%.3f,%u,%u,%u,%u,%llu,%.3f,%.3f\n",
+                          static_cast<unsigned long long>(res_.windows), static_cast<double>(now_) / 1e6,
+                          t.cfg->name.c_str(), static_cast<double>(t.w_done) / w_s,
+                          static_cast<double>(t.w_bytes) / w_s / 1e6, g[0], g[1], g[2], g[3],
+                          static_cast<unsigned long long>(t.w_defer),
+                          t.w_done ? static_cast<double>(t.w_lat_sum) / static_cast<double>(t.w_done) / 1e3 : 0.0,
+                          static_cast<double>(t.w_lat_max) / 1e3);
+            *opt_.csv << line;
+            t.w_done = t.w_bytes = t.w_lat_sum = t.w_lat_max = t.w_defer = 0;
+        }
+    }
+    // Deferred I/Os go again, in deferral order, now that the new grants are in force.
+    reoffer_.swap(deferred_);
+    deferred_.clear();
+    if (!reoffer_.empty())
+        offer(reoffer_);
+    reoffer_.clear();
+}
+
+void Sim::progress(bool final)
+{
+    const auto wall = std::chrono::steady_clock::now();
+    if (!final && wall - last_progress_ < std::chrono::milliseconds(500))
+        return;
+    last_progress_ = wall;
+    const double el = std::chrono::duration<double>(wall - wall0_).count();
+    std::fprintf(stderr, "\rburstgate-sim: %5.1f%%  %.0f/%.0f ms simulated  %.2f M events/s%s",
+                 100.0 * static_cast<double>(now_) / static_cast<double>(sc_.duration_ns), static_cast<double>(now_) / 1e6,
+                 static_cast<double>(sc_.duration_ns) / 1e6, el > 0 ? static_cast<double>(events_) / el / 1e6 : 0.0,
+                 final ? "\n" : "");
+}
+
+SimResult Sim::run()
+{
+    wall0_ = last_progress_ = std::chrono::steady_clock::now();
+    const std::clock_t cpu0 = std::clock();
+    if (opt_.csv)
+        *opt_.csv << "window,t_ms,tenant,iops,mbps,alloc_cpu_ns,alloc_ingress_B,alloc_egress_B,alloc_swlimit_B,"
+                     "deferrals,lat_avg_us,lat_max_us\n";
+    for (std::uint32_t i = 0; i < trt_.size(); i++)
+        if (trt_[i].cfg->wl.start_ns < sc_.duration_ns)
+            push(trt_[i].cfg->wl.start_ns, kStart, i);
+    push(sc_.window_ns, kWindow, 0);
+    while (!heap_.empty() && heap_.front().t <= sc_.duration_ns) {
+        std::pop_heap(heap_.begin(), heap_.end(), Later{});
+        const Event e = heap_.back();
+        heap_.pop_back();
+        now_ = e.t;
+        events_++;
+        const std::uint32_t id = e.id();
+        switch (e.kind()) {
+        case kStart: {
+            const Workload &w = trt_[id].cfg->wl;
+            if (w.closed) {
+                std::vector<std::uint32_t> ids;
+                for (std::uint32_t k = 0; k < w.iodepth && now_ < w.stop_ns; k++)
+                    ids.push_back(new_io(id));
+                offer(ids);
+            } else if (w.rate_iops > 0) {
+                const auto first = now_ + static_cast<std::uint64_t>(trt_[id].rng.exponential(1e9 / w.rate_iops));
+                if (first < w.stop_ns)
+                    push(first, kArrival, id);
+            }
+            break;
+        }
+        case kArrival: {
+            const std::uint32_t io = new_io(id);  // id is the tenant for kStart and kArrival
+            offer(std::span<const std::uint32_t>(&io, 1));
+            const Workload &w = trt_[id].cfg->wl;
+            const auto next = now_ + static_cast<std::uint64_t>(trt_[id].rng.exponential(1e9 / w.rate_iops));
+            if (next < w.stop_ns)
+                push(next, kArrival, id);
+            break;
+        }
+        case kCpuDone: on_cpu_done(id); break;
+        case kSwlDone: on_swl_done(id); break;
+        case kBackendDone: on_backend_done(id); break;
+        case kComplete: on_complete(id); break;
+        case kWindow:
+            on_window();
+            if (now_ + sc_.window_ns <= sc_.duration_ns)
+                push(now_ + sc_.window_ns, kWindow, 0);
+            break;
+        }
+        if (opt_.progress && (events_ & 0xFFFF) == 0)
+            progress(false);
+    }
+    now_ = sc_.duration_ns;
+    if (opt_.progress)
+        progress(true);
+    res_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0_).count();
+    res_.cpu_s = static_cast<double>(std::clock() - cpu0) / CLOCKS_PER_SEC;
+    res_.events = events_;
+    res_.deferred_pending = deferred_.size();
+    res_.in_flight = res_.generated - res_.finished - res_.deferred_pending;
+    const double period = static_cast<double>(sc_.duration_ns - sc_.warmup_ns) / 1e9;
+    for (unsigned d = 0; d < 4; d++) {
+        res_.utilization[d] = served_[d] / (cap_per_s_[d] * period);
+        res_.admitted_load[d] = admitted_[d] / (cap_per_s_[d] * period);
+    }
+    for (TenantResult &t : res_.tenants) {
+        t.iops = static_cast<double>(t.completed) / period;
+        t.mbps = static_cast<double>(t.bytes) / period / 1e6;
+    }
+    res_.bad_completions = bg_hal_read(&hal_, BG_CTRL_BAD_COMPLETIONS);
+    for (unsigned d = 0; d < 4; d++)
+        res_.final_factor[d] = bg_hal_read(&hal_, BG_COST_FACTOR(d));
+    return std::move(res_);
+}
+
+}  // namespace
+
+SimResult simulate(const Scenario &sc, const SimOptions &opt)
+{
+    Sim sim(sc, opt);
+    return sim.run();
+}
+
+}  // namespace bg::sim

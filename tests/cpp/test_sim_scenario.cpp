@@ -1,0 +1,164 @@
+// burstgate-sim scenario loader: every bad input is reported with file:line and the field
+// path, and the normative example loads with its meaning.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "burstgate/sim/scenario.hpp"
+
+namespace {
+
+using bg::sim::parse_scenario;
+using bg::sim::ScenarioError;
+
+const std::string kGood = R"(name: t
+seed: 3
+duration_ms: 100
+warmup_ms: 10
+scheduler: wild
+window_us: 500
+dpu:
+  threads: 2
+  cpu_ns:
+    A: {read: {base: 2200, per_kib: 40}, write: {base: 1800, per_kib: 35}}
+tenants:
+  - name: one
+    product: A
+    base: {iops: 1000, mbps: 10}
+    burst: {iops: 2000, mbps: 20}
+    workload:
+      mode: open
+      rate_iops: 500
+      sizes: {4k: 0.5, 128k: 0.25, 1m: 0.25}
+      read_share: 0.5
+      segments: 10
+      hot_segments: 2
+      hot_share: 0.8
+      start_ms: 5
+      stop_ms: 50
+)";
+
+// ../shared/examples/scenario.yaml beside the repository, located from this source file.
+std::string shared_example()
+{
+    const std::string here = __FILE__;
+    return here.substr(0, here.rfind('/')) + "/../../../shared/examples/scenario.yaml";
+}
+
+// The message parse_scenario throws for `text`, or "" when it loads.
+std::string error_of(const std::string &text)
+{
+    try {
+        parse_scenario(text, "s.yaml");
+    } catch (const ScenarioError &e) {
+        return e.what();
+    }
+    return "";
+}
+
+std::string replace(std::string s, const std::string &from, const std::string &to)
+{
+    const auto at = s.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return s.replace(at, from.size(), to);
+}
+
+TEST(SimScenario, LoadsEveryFieldWithItsMeaning)
+{
+    const bg::sim::Scenario s = parse_scenario(kGood, "s.yaml");
+    EXPECT_EQ(s.seed, 3u);
+    EXPECT_EQ(s.duration_ns, 100'000'000u);
+    EXPECT_EQ(s.warmup_ns, 10'000'000u);
+    EXPECT_EQ(s.window_ns, 500'000u);
+    EXPECT_EQ(s.scheduler, bg::sim::Scheduler::kWild);
+    EXPECT_EQ(s.dpu.cpu[0][1].base_ns, 1800u);
+    EXPECT_EQ(s.dpu.cpu[0][0].per_kib_ns, 40u);
+    ASSERT_EQ(s.tenants.size(), 1u);
+    const auto &w = s.tenants[0].wl;
+    EXPECT_FALSE(w.closed);
+    EXPECT_EQ(w.rate_iops, 500);
+    ASSERT_EQ(w.sizes.size(), 3u);
+    EXPECT_EQ(w.sizes[0].first, 4096u);
+    EXPECT_EQ(w.sizes[1].first, 131072u);
+    EXPECT_EQ(w.sizes[2].first, 1048576u);
+    EXPECT_EQ(w.start_ns, 5'000'000u);
+    EXPECT_EQ(w.stop_ns, 50'000'000u);
+    EXPECT_EQ(s.tenants[0].burst.mbps, 20);
+}
+
+TEST(SimScenario, NormativeExampleLoads)
+{
+    const bg::sim::Scenario s = bg::sim::load_scenario(shared_example());
+    EXPECT_EQ(s.name, "bps-burst-neighbor");
+    ASSERT_EQ(s.tenants.size(), 3u);
+    EXPECT_TRUE(s.tenants[2].credit);
+    EXPECT_EQ(s.tenants[1].wl.hot_segments, 6u);
+    EXPECT_EQ(s.db.steady_intervals, 5u);
+    EXPECT_EQ(s.dpu.backend_p99_us, 600);
+}
+
+TEST(SimScenario, UnknownKeyNamesPathAndLine)
+{
+    EXPECT_EQ(error_of(replace(kGood, "      read_share: 0.5", "      read_shar: 0.5")).rfind(
+                  "s.yaml:20: tenants[0].workload.read_shar: unknown key", 0),
+              0u);
+    EXPECT_EQ(error_of(replace(kGood, "  threads: 2", "  thread: 2")).rfind("s.yaml:8: dpu.thread: unknown key", 0), 0u);
+}
+
+TEST(SimScenario, WrongTypeNamesPath)
+{
+    EXPECT_EQ(error_of(replace(kGood, "duration_ms: 100", "duration_ms: long")),
+              "s.yaml:3: duration_ms: expected a number, got 'long'");
+    EXPECT_EQ(error_of(replace(kGood, "      segments: 10", "      segments: 2.5")),
+              "s.yaml:21: tenants[0].workload.segments: expected an integer, got '2.5'");
+    EXPECT_EQ(error_of(replace(kGood, "    product: A", "    product: [A]")),
+              "s.yaml:13: tenants[0].product: expected a string");
+}
+
+TEST(SimScenario, NegativeRate)
+{
+    EXPECT_EQ(error_of(replace(kGood, "rate_iops: 500", "rate_iops: -5")),
+              "s.yaml:18: tenants[0].workload.rate_iops: must not be negative (got -5)");
+}
+
+TEST(SimScenario, StopBeforeStart)
+{
+    EXPECT_EQ(error_of(replace(kGood, "stop_ms: 50", "stop_ms: 4")), "s.yaml:25: tenants[0].workload.stop_ms: stop before start");
+}
+
+TEST(SimScenario, SharesMustSumToOne)
+{
+    EXPECT_EQ(error_of(replace(kGood, "4k: 0.5,", "4k: 0.4,")).rfind("s.yaml:19: tenants[0].workload.sizes: shares sum to 0.9", 0),
+              0u);
+}
+
+TEST(SimScenario, BadSize)
+{
+    EXPECT_EQ(error_of(replace(kGood, "128k: 0.25", "128q: 0.25")).rfind("s.yaml:19: tenants[0].workload.sizes.128q: bad size", 0),
+              0u);
+    EXPECT_EQ(error_of(replace(kGood, "1m: 0.25", "16m: 0.25")).rfind("s.yaml:19: tenants[0].workload.sizes.16m: size '16m' is too large", 0),
+              0u);
+}
+
+TEST(SimScenario, CrossFieldRules)
+{
+    EXPECT_EQ(error_of(replace(kGood, "    product: A", "    product: B")),
+              "s.yaml:13: tenants[0].product: product B has no dpu.cpu_ns profile");
+    EXPECT_EQ(error_of(replace(kGood, "burst: {iops: 2000", "burst: {iops: 900")),
+              "s.yaml:15: tenants[0].burst: burst provisioning below base");
+    EXPECT_EQ(error_of(replace(kGood, "hot_segments: 2", "hot_segments: 11")),
+              "s.yaml:22: tenants[0].workload.hot_segments: more hot segments than segments");
+    EXPECT_EQ(error_of(replace(kGood, "scheduler: wild", "scheduler: fair")).rfind("s.yaml:5: scheduler: unknown scheduler 'fair'", 0), 0u);
+    EXPECT_EQ(error_of(replace(kGood, "      rate_iops: 500", "      rate_iops: 500\n      iodepth: 4")),
+              "s.yaml:19: tenants[0].workload.iodepth: only for mode: closed");
+    EXPECT_EQ(error_of(replace(kGood, "warmup_ms: 10", "warmup_ms: 100")), "s.yaml:4: warmup_ms: must be shorter than duration_ms");
+    EXPECT_EQ(error_of(kGood + "  - name: one\n    base: {iops: 1, mbps: 1}\n    workload: {mode: closed, iodepth: 1, sizes: {4k: 1}}\n"),
+              "s.yaml:26: tenants[1].name: duplicate tenant name 'one'");
+}
+
+TEST(SimScenario, SyntaxErrorHasLine)
+{
+    EXPECT_EQ(error_of("name: x\nseed: [1\n").rfind("s.yaml:", 0), 0u);
+}
+
+}  // namespace
