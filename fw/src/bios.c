@@ -6,9 +6,9 @@
 #include "burstgate/bios.h"
 
 #include <stddef.h>
+#include <string.h>
 
 static uint32_t min32(uint32_t a, uint32_t b) { return a < b ? a : b; }
-static uint32_t max32(uint32_t a, uint32_t b) { return a > b ? a : b; }
 static uint32_t sat32(uint64_t x) { return x > UINT32_MAX ? UINT32_MAX : (uint32_t)x; }
 static uint32_t sub0(uint32_t a, uint32_t b) { return a > b ? a - b : 0u; }
 
@@ -44,11 +44,6 @@ static void share_prepare(share_ctx *s, uint32_t unused, uint64_t den_full)
     s->shift = shift;
     /* No demand anywhere: every dp is 0 and f is irrelevant. */
     s->f = den ? (((uint64_t)unused << 32) + den - 1u) / den : 0u;
-}
-
-static uint32_t share_of(const share_ctx *s, uint32_t dem)
-{
-    return (uint32_t)(((uint64_t)(dem >> s->shift) * s->f) >> 32);
 }
 
 /* One window of credits for a credit-mode tenant. */
@@ -180,86 +175,284 @@ static void wake(bg_bios *b, const uint64_t *active)
     }
 }
 
-void bg_bios_run(bg_bios *b, const bg_bios_usage *u, const uint64_t *active)
+/* The two passes treat the four dimensions of a bg_vec as the four lanes of one vector
+ * (BG_COST_DIMS == 4 is checked below): min, max, compare, select, add and subtract are
+ * element-wise on u32, and every mask is all-ones or zero per lane. Two implementations of
+ * those few primitives, picked at compile time, run the same pass code:
+ *   - GCC/Clang vector extensions (one 128-bit register per bg_vec: SSE2 on x86-64, NEON
+ *     on Arm cores that have it; the compiler lowers them to scalar code elsewhere), the
+ *     default where the compiler has them;
+ *   - plain C11 over a struct of four u32 (-DBG_BIOS_PORTABLE, and any other compiler).
+ * tests/cpp/test_bios_reference.cpp compares either build, window by window, with the
+ * pre-optimization implementation. The 64-bit products (line 10's throttle weight, the
+ * shares) stay scalar: a u32 x u32 -> u64 lane multiply has no portable vector form, and
+ * scalar they are one multiply each. Before this layout the two passes cost about 350
+ * instructions per tenant; see docs/results.md for the numbers after. */
+_Static_assert(BG_COST_DIMS == 4, "bios.c's lanes are the four cost dimensions");
+
+#if defined(__GNUC__) || defined(__clang__)
+#define BG_ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define BG_ALWAYS_INLINE
+#endif
+
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(BG_BIOS_PORTABLE)
+typedef uint32_t lanes __attribute__((vector_size(16)));
+static inline lanes lv(const bg_vec *p)
 {
-    const uint32_t alpha = b->p.alpha_q16, wt = b->p.weight_throttle_q16;
-    uint32_t unused[BG_COST_DIMS];
-    uint64_t den[BG_COST_DIMS] = {0};
+    lanes v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+static inline void ls(bg_vec *p, lanes v) { memcpy(p, &v, sizeof v); }
+static inline lanes lsplat(uint32_t x) { return (lanes){x, x, x, x}; }
+static inline lanes lmake(uint32_t a, uint32_t b, uint32_t c, uint32_t d) { return (lanes){a, b, c, d}; }
+static inline lanes ladd(lanes a, lanes b) { return a + b; }
+static inline lanes lsub(lanes a, lanes b) { return a - b; }
+static inline lanes land(lanes a, lanes b) { return a & b; }
+static inline lanes lor(lanes a, lanes b) { return a | b; }
+static inline lanes lnot(lanes a) { return ~a; }
+static inline lanes lshr(lanes a, unsigned k) { return a >> k; }
+static inline lanes lmul(lanes a, lanes b) { return a * b; }
+static inline lanes llt(lanes a, lanes b) { return (lanes)(a < b); }
+/* True when any lane is non-zero. */
+static inline int lany(lanes a)
+{
+    uint64_t h[2];
+    memcpy(h, &a, sizeof h);
+    return (h[0] | h[1]) != 0;
+}
+#else
+typedef bg_vec lanes;
+#define LANEWISE(expr)                                                                             \
+    lanes r;                                                                                       \
+    for (unsigned d = 0; d < BG_COST_DIMS; d++)                                                    \
+        r.d[d] = (expr);                                                                           \
+    return r
+static inline lanes lv(const bg_vec *p) { return *p; }
+static inline void ls(bg_vec *p, lanes v) { *p = v; }
+static inline lanes lsplat(uint32_t x) { LANEWISE(x); }
+static inline lanes lmake(uint32_t a, uint32_t b, uint32_t c, uint32_t d) { return (lanes){{a, b, c, d}}; }
+static inline lanes ladd(lanes a, lanes b) { LANEWISE(a.d[d] + b.d[d]); }
+static inline lanes lsub(lanes a, lanes b) { LANEWISE(a.d[d] - b.d[d]); }
+static inline lanes land(lanes a, lanes b) { LANEWISE(a.d[d] & b.d[d]); }
+static inline lanes lor(lanes a, lanes b) { LANEWISE(a.d[d] | b.d[d]); }
+static inline lanes lnot(lanes a) { LANEWISE(~a.d[d]); }
+static inline lanes lshr(lanes a, unsigned k) { LANEWISE(a.d[d] >> k); }
+static inline lanes lmul(lanes a, lanes b) { LANEWISE(a.d[d] * b.d[d]); }
+static inline lanes llt(lanes a, lanes b) { LANEWISE(0u - (uint32_t)(a.d[d] < b.d[d])); }
+static inline int lany(lanes a) { return (a.d[0] | a.d[1] | a.d[2] | a.d[3]) != 0; }
+#undef LANEWISE
+#endif
 
-    wake(b, active);
-    /* Line 2; dropped tenants' floors are allocations too. */
+/* mask ? a : b, mask all-ones or zero per lane. */
+static inline lanes lsel(lanes mask, lanes a, lanes b) { return lor(land(mask, a), land(lnot(mask), b)); }
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(BG_BIOS_PORTABLE)
+static inline lanes lmin(lanes a, lanes b) { return lsel(llt(a, b), a, b); }
+static inline lanes lmax(lanes a, lanes b) { return lsel(llt(a, b), b, a); }
+/* a > b ? a - b : 0 */
+static inline lanes lsub0(lanes a, lanes b) { return lsub(a, lmin(a, b)); }
+/* a + b saturating at UINT32_MAX: a wrapped sum is below a. */
+static inline lanes ladd_sat(lanes a, lanes b)
+{
+    lanes s = ladd(a, b);
+    return lor(s, llt(s, a));
+}
+#else
+/* Plain C: the same functions lane by lane as conditionals, which a scalar core does in
+ * one or two instructions (compare and conditional move) rather than through masks. */
+static inline lanes lmin(lanes a, lanes b)
+{
+    lanes r;
     for (unsigned d = 0; d < BG_COST_DIMS; d++)
-        unused[d] = sub0(b->p.total.d[d] - b->reserve.d[d], b->dropped_sum.d[d]);
-
-    /* Lines 3-8 and line 10's column sums. The room line 11 leaves above the first round,
-     * cap - alloc (after this window's credits; cap >= res_base >= alloc), is parked in
-     * lend, which the second pass overwrites. unused cannot underflow: every
-     * first-round grant is at most res_base and init checked sum(res_base) against it. */
-    for (uint32_t j = 0; j < b->n_sched; j++) {
-        uint32_t i = b->sched_list[j];
-        bg_bios_tenant *t = &b->t[i];
-        const bg_bios_usage *c = &u[i];
-        /* A mask, not a branch: which path a tenant takes is data-dependent along the list,
-         * so a branch (which GCC makes of ?: here) mispredicts about as often as taken. */
-        const uint32_t base_path = (t->status == BG_BIOS_BURST) | (c->throttle_n > 0) | (c->spill_n > 0);
-        const uint32_t keep_base = 0u - base_path; /* all ones on the base path */
-#pragma GCC unroll 4
-        for (unsigned d = 0; d < BG_COST_DIMS; d++) {
-            uint32_t base = t->res_base.d[d];
-            uint32_t a = max32(mul_q16(t->alloc.d[d], alpha), c->usage.d[d]);
-            a = min32(max32(a, t->floor.d[d]), base);
-            a = (base & keep_base) | (a & ~keep_base);
-            uint32_t dem = demand(c, d, wt);
-            t->alloc.d[d] = a;
-            t->demand.d[d] = dem;
-            unused[d] -= a;
-            den[d] += dem;
-        }
-        if (t->mode == BG_BURST_CREDIT)
-            credit_step(t, &c->usage);
-        bg_vec cap;
-        burst_cap(t, &cap);
-#pragma GCC unroll 4
-        for (unsigned d = 0; d < BG_COST_DIMS; d++)
-            t->lend.d[d] = cap.d[d] - t->alloc.d[d];
-    }
-
-    share_ctx s[BG_COST_DIMS];
+        r.d[d] = min32(a.d[d], b.d[d]);
+    return r;
+}
+static inline lanes lmax(lanes a, lanes b)
+{
+    lanes r;
     for (unsigned d = 0; d < BG_COST_DIMS; d++)
-        share_prepare(&s[d], unused[d], den[d]);
+        r.d[d] = a.d[d] < b.d[d] ? b.d[d] : a.d[d];
+    return r;
+}
+static inline lanes lsub0(lanes a, lanes b)
+{
+    lanes r;
+    for (unsigned d = 0; d < BG_COST_DIMS; d++)
+        r.d[d] = sub0(a.d[d], b.d[d]);
+    return r;
+}
+static inline lanes ladd_sat(lanes a, lanes b)
+{
+    lanes r;
+    for (unsigned d = 0; d < BG_COST_DIMS; d++)
+        r.d[d] = sat32((uint64_t)a.d[d] + b.d[d]);
+    return r;
+}
+#endif
+/* mul_q16 per lane for q <= 1.0 (2^16): x * q = (x_hi * 2^16 + x_lo) * q, and x_hi * q and
+ * x_lo * q are below 2^32, so (x * q) >> 16 == x_hi * q + ((x_lo * q) >> 16) exactly. */
+static inline lanes lmul_q16(lanes x, lanes q)
+{
+    return ladd(lmul(lshr(x, 16), q), lshr(lmul(land(x, lsplat(0xFFFFu)), q), 16));
+}
 
-    /* Lines 9-13, the burst list, and dropping idle tenants at their floor. */
+/* Lines 11-13 over the schedule list, the burst list and dropping; returns the new list
+ * length. `shifted` is a constant at both call sites, so the common window (every column
+ * sum of demand below 2^32, no shift) runs without the variable shifts. */
+static inline BG_ALWAYS_INLINE uint32_t pass2(bg_bios *b, const share_ctx s[BG_COST_DIMS], const uint64_t *active,
+                                              lanes *unused, lanes *dropped_add, const int shifted)
+{
+    bg_bios_tenant *const tt = b->t;
+    uint16_t *const sched = b->sched_list, *const bl = b->burst_list;
+    const uint32_t n_sched = b->n_sched;
+    const uint64_t f0 = s[0].f, f1 = s[1].f, f2 = s[2].f, f3 = s[3].f;
+    const unsigned k0 = shifted ? s[0].shift : 0u, k1 = shifted ? s[1].shift : 0u,
+                   k2 = shifted ? s[2].shift : 0u, k3 = shifted ? s[3].shift : 0u;
     uint32_t keep = 0, nb = 0;
-    for (uint32_t j = 0; j < b->n_sched; j++) {
-        uint32_t i = b->sched_list[j];
-        bg_bios_tenant *t = &b->t[i];
-        uint32_t burst = 0;
-#pragma GCC unroll 4
-        for (unsigned d = 0; d < BG_COST_DIMS; d++) {
-            uint32_t q = min32(share_of(&s[d], t->demand.d[d]), t->lend.d[d]);
-            uint32_t a = t->alloc.d[d] + q, base = t->res_base.d[d];
-            unused[d] -= q;
-            t->alloc.d[d] = a;
-            t->lend.d[d] = sub0(a, base);
-            burst |= a > base;
-        }
-        t->status = burst ? BG_BIOS_BURST : BG_BIOS_NORMAL;
-        b->burst_list[nb] = (uint16_t)i;
+    for (uint32_t j = 0; j < n_sched; j++) {
+        const uint32_t i = sched[j];
+        bg_bios_tenant *t = &tt[i];
+        /* share_of, per dimension; see share_prepare for why dp * f fits in 64 bits. */
+        const lanes share = lmake((uint32_t)(((uint64_t)(t->demand.d[0] >> k0) * f0) >> 32),
+                                  (uint32_t)(((uint64_t)(t->demand.d[1] >> k1) * f1) >> 32),
+                                  (uint32_t)(((uint64_t)(t->demand.d[2] >> k2) * f2) >> 32),
+                                  (uint32_t)(((uint64_t)(t->demand.d[3] >> k3) * f3) >> 32));
+        const lanes first = lv(&t->alloc), base = lv(&t->res_base);
+        /* Line 11: the share, up to the cap parked in lend by the first pass. */
+        const lanes q = lmin(share, lsub(lv(&t->lend), first));
+        const lanes a = ladd(first, q);
+        *unused = lsub(*unused, q);
+        ls(&t->alloc, a);
+        const lanes lend = lsub0(a, base);
+        ls(&t->lend, lend);
+        /* a > base in some dimension exactly when the surplus is non-zero somewhere. */
+        const uint32_t burst = (uint32_t)lany(lend);
+        t->status = (uint8_t)(burst ? BG_BIOS_BURST : BG_BIOS_NORMAL);
+        bl[nb] = (uint16_t)i;
         nb += burst;
-        b->sched_list[keep++] = (uint16_t)i;
-        const uint32_t drop = !burst & !bit_test(active, i) & bg_vec_covers(&t->floor, &t->alloc);
-        if (!drop)
+        sched[keep++] = (uint16_t)i;
+        /* Rare (an idle tenant at its floor), so a branch: a covers-test on every tenant
+         * would cost more than the occasional mispredict. */
+        if (burst | bit_test(active, i) || lany(lsub0(a, lv(&t->floor))))
             continue;
         keep--;
         b->dropped[i >> 6] |= 1ull << (i & 63u);
         t->dropped_at = b->window;
-        for (unsigned d = 0; d < BG_COST_DIMS; d++)
-            b->dropped_sum.d[d] += t->alloc.d[d];
+        *dropped_add = ladd(*dropped_add, a);
     }
-    b->n_sched = keep;
     b->n_burst = nb;
+    return keep;
+}
+
+void bg_bios_run(bg_bios *b, const bg_bios_usage *u, const uint64_t *active)
+{
+    const uint32_t wt = b->p.weight_throttle_q16;
+    const lanes alpha = lsplat(b->p.alpha_q16);
+    bg_vec unused0;
+
+    wake(b, active);
+    /* Line 2; dropped tenants' floors are allocations too. */
     for (unsigned d = 0; d < BG_COST_DIMS; d++)
-        b->reserved.d[d] = b->reserve.d[d] + unused[d];
+        unused0.d[d] = sub0(b->p.total.d[d] - b->reserve.d[d], b->dropped_sum.d[d]);
+    lanes unused = lv(&unused0);
+
+    bg_bios_tenant *const tt = b->t;
+    const uint16_t *const list = b->sched_list;
+    const uint32_t n_sched = b->n_sched;
+
+    /* Lines 3-8 and line 10's column sums, in four loops rather than one. The first visits
+     * every scheduled tenant and does what they all share: the base-path grant (res_base),
+     * demand = usage, and a paid tenant's cap (res_burst, parked in lend for the second
+     * pass). It lists the tenants that need more: the decay path (lines 6-7), credit
+     * tenants (credit update and credit-limited cap), and tenants with throttled cost
+     * (line 10's weighted term). Each of those lists is then walked by a loop that does
+     * only that work. Which tenant needs what is data-dependent along the schedule list;
+     * as branches in one loop they would mispredict about as often as taken, and as masks
+     * every tenant would pay for all of it. The sums are order-independent (u32 modulo
+     * 2^32 for unused, exact u64 for demand), so the corrections add up to the same values.
+     * unused cannot underflow: every first-round grant is at most res_base and init
+     * checked sum(res_base) against it. */
+    uint16_t *const decay_list = b->burst_list; /* scratch until the second pass */
+    uint16_t *const credit_list = b->scratch[0], *const throttle_list = b->scratch[1];
+    uint32_t n_decay = 0, n_credit = 0, n_throttle = 0;
+    lanes den_lo = lsplat(0), den_carry = lsplat(0);
+    for (uint32_t j = 0; j < n_sched; j++) {
+        const uint32_t i = list[j];
+        bg_bios_tenant *t = &tt[i];
+        const bg_bios_usage *c = &u[i];
+        const uint32_t base_path = (t->status == BG_BIOS_BURST) | (c->throttle_n > 0) | (c->spill_n > 0);
+        const lanes base = lv(&t->res_base), use = lv(&c->usage);
+        /* Base path: res_base; the decay path keeps last window's grant for its loop. */
+        ls(&t->alloc, lsel(lsplat(0u - base_path), base, lv(&t->alloc)));
+        unused = lsub(unused, base);
+        ls(&t->demand, use);
+        den_lo = ladd(den_lo, use);
+        den_carry = lsub(den_carry, llt(den_lo, use)); /* +1 where the u32 sum wrapped */
+        ls(&t->lend, lv(&t->res_burst));
+        decay_list[n_decay] = (uint16_t)i;
+        n_decay += base_path ^ 1u;
+        credit_list[n_credit] = (uint16_t)i;
+        n_credit += t->mode == BG_BURST_CREDIT;
+        throttle_list[n_throttle] = (uint16_t)i;
+        n_throttle += (uint32_t)lany(lv(&c->throttle));
+    }
+
+    /* Lines 6-7: min(res_base, max(floor, usage, alloc * alpha)); unused gets back the
+     * difference to the res_base the first loop took. */
+    for (uint32_t j = 0; j < n_decay; j++) {
+        const uint32_t i = decay_list[j];
+        bg_bios_tenant *t = &tt[i];
+        const lanes base = lv(&t->res_base);
+        const lanes a = lmin(lmax(lmax(lmul_q16(lv(&t->alloc), alpha), lv(&u[i].usage)), lv(&t->floor)), base);
+        ls(&t->alloc, a);
+        unused = ladd(unused, lsub(base, a));
+    }
+
+    /* Credit tenants: credit_step (below base earn base - usage, saturating, at most
+     * credit_max; else spend usage - base, floored at 0), then burst_cap's
+     * min(res_burst, res_base + credit). */
+    for (uint32_t j = 0; j < n_credit; j++) {
+        const uint32_t i = credit_list[j];
+        bg_bios_tenant *t = &tt[i];
+        const lanes base = lv(&t->res_base), use = lv(&u[i].usage), cr = lv(&t->credit);
+        const lanes earn = lmin(lv(&t->credit_max), ladd_sat(cr, lsub(base, use)));
+        const lanes spend = lsub0(cr, lsub(use, base));
+        const lanes credit = lsel(llt(use, base), earn, spend);
+        ls(&t->credit, credit);
+        ls(&t->lend, lmin(lv(&t->res_burst), ladd_sat(base, credit)));
+    }
+
+    /* Line 10's weighted throttle term (u32 x u32 products, scalar; see above). */
+    uint64_t adj[BG_COST_DIMS] = {0};
+    for (uint32_t j = 0; j < n_throttle; j++) {
+        const uint32_t i = throttle_list[j];
+        bg_bios_tenant *t = &tt[i];
+        const bg_bios_usage *c = &u[i];
+        for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+            const uint32_t dem = demand(c, d, wt);
+            t->demand.d[d] = dem;
+            adj[d] += dem - c->usage.d[d];
+        }
+    }
+
+    bg_vec un, lo, carry;
+    ls(&un, unused);
+    ls(&lo, den_lo);
+    ls(&carry, den_carry);
+    share_ctx s[BG_COST_DIMS];
+    unsigned any_shift = 0;
+    for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+        share_prepare(&s[d], un.d[d], ((uint64_t)carry.d[d] << 32) + lo.d[d] + adj[d]);
+        any_shift |= s[d].shift;
+    }
+
+    /* Lines 9-13, the burst list, and dropping idle tenants at their floor. */
+    lanes dropped_add = lsplat(0);
+    b->n_sched = any_shift ? pass2(b, s, active, &unused, &dropped_add, 1)
+                           : pass2(b, s, active, &unused, &dropped_add, 0);
+    ls(&b->dropped_sum, ladd(lv(&b->dropped_sum), dropped_add));
+    ls(&b->reserved, ladd(lv(&b->reserve), unused));
     b->window++;
 }
 

@@ -105,7 +105,7 @@ typedef struct bg_bios_tenant {
     bg_vec credit;      /* credit mode: balance; the caller sets the initial credits */
     bg_vec alloc;       /* grant for the current window; run() replaces it with the next */
     bg_vec lend;        /* part of alloc above res_base that others may borrow (run()
-                         * parks the line-11 room, cap - first round, here between passes) */
+                         * parks the line-11 cap here between its passes) */
     bg_vec floor;       /* res_base * floor share, set by init */
     bg_vec demand;      /* line 10 numerator of the last window (run() scratch) */
     uint32_t dropped_at; /* window index at which the tenant was dropped */
@@ -136,6 +136,7 @@ typedef struct bg_bios {
     uint64_t dropped[BG_BIOS_BITMAP_WORDS];
     int32_t err_tenant;    /* tenant / dimension an init error refers to, else -1 */
     int32_t err_dim;
+    uint16_t scratch[2][BG_BIOS_MAX_TENANTS]; /* run() only: its credit and throttled lists */
 } bg_bios;
 
 /* Validate, then start every tenant scheduled, NORMAL, granted res_base, lending nothing;

@@ -90,7 +90,9 @@ void Agent::hal_write(void *ctx, std::uint32_t addr, std::uint32_t value)
 
 std::uint32_t Agent::hal_read(void *ctx, std::uint32_t addr) { return static_cast<const Agent *>(ctx)->read(addr); }
 
-Agent::Plan Agent::plan(std::uint32_t k, const bg_vec &c, bool hot, std::uint32_t r1, std::uint32_t r2) const
+// Inlined into io_costed, its only caller.
+[[gnu::always_inline]] inline Agent::Plan Agent::plan(std::uint32_t k, const bg_vec &c, bool hot, std::uint32_t r1,
+                                                      std::uint32_t r2) const
 {
     const Tenant &t = t_[k];
     switch (scheduler_) {
@@ -257,35 +259,52 @@ void Agent::rebuild_buffers()
     bpool_ = BufferPool(bp_cfg_);
 }
 
-std::uint32_t *Agent::tenant_vec(std::uint32_t block_off, std::uint32_t index)
+// The TENANT block is decoded by address arithmetic, not by trying each array in turn: the
+// firmware's window reads ten and writes eight of its registers per scheduled tenant. The
+// seven vector arrays are consecutive, equally sized, power-of-two blocks from the block's
+// base, in the order of kTenantVecs below; the asserts hold the map (regs.h, generated)
+// to that, so a map change that breaks it fails the build instead of the decode.
+namespace {
+constexpr std::uint32_t kVecWords = BG_TENANTS_MAX * BG_COST_DIMS;
+constexpr std::uint32_t kVecBytes = 4u * kVecWords;
+constexpr std::uint32_t kVecArrays = 7;
+constexpr std::uint32_t kVecWritable = 3;  // RES_BASE, GRANT, LEND_GRANT; the rest read-only
+static_assert((kVecBytes & (kVecBytes - 1u)) == 0, "tenant vector arrays must be power-of-two blocks");
+static_assert(BG_TENANT_RES_BASE(0) == BG_TENANT_BASE + 0 * kVecBytes && BG_TENANT_RES_BASE_COUNT == kVecWords);
+static_assert(BG_TENANT_GRANT(0) == BG_TENANT_BASE + 1 * kVecBytes && BG_TENANT_GRANT_COUNT == kVecWords);
+static_assert(BG_TENANT_LEND_GRANT(0) == BG_TENANT_BASE + 2 * kVecBytes && BG_TENANT_LEND_GRANT_COUNT == kVecWords);
+static_assert(BG_TENANT_REMAINING(0) == BG_TENANT_BASE + 3 * kVecBytes && BG_TENANT_REMAINING_COUNT == kVecWords);
+static_assert(BG_TENANT_LENDABLE(0) == BG_TENANT_BASE + 4 * kVecBytes && BG_TENANT_LENDABLE_COUNT == kVecWords);
+static_assert(BG_TENANT_USAGE(0) == BG_TENANT_BASE + 5 * kVecBytes && BG_TENANT_USAGE_COUNT == kVecWords);
+static_assert(BG_TENANT_THROTTLE(0) == BG_TENANT_BASE + 6 * kVecBytes && BG_TENANT_THROTTLE_COUNT == kVecWords);
+static_assert(BG_TENANT_RES_BASE_RO == 0 && BG_TENANT_GRANT_RO == 0 && BG_TENANT_LEND_GRANT_RO == 0 &&
+              BG_TENANT_REMAINING_RO != 0 && BG_TENANT_LENDABLE_RO != 0 && BG_TENANT_USAGE_RO != 0 &&
+              BG_TENANT_THROTTLE_RO != 0);
+// The scalar arrays follow the vectors; read_tenant still scans those few.
+static_assert(BG_TENANT_THROTTLE_N(0) >= BG_TENANT_BASE + kVecArrays * kVecBytes);
+}  // namespace
+
+// Inlined into the four register paths: one call per access, not three.
+[[gnu::always_inline]] inline std::uint32_t *Agent::tenant_vec(std::uint32_t array, std::uint32_t index)
 {
-    const std::uint32_t t = index / BG_COST_DIMS, d = index % BG_COST_DIMS;
+    static constexpr bg_vec Tenant::*kTenantVecs[kVecArrays] = {
+        &Tenant::base, &Tenant::grant, &Tenant::lend_grant, &Tenant::rem, &Tenant::lend, &Tenant::usage, &Tenant::throttle};
+    const std::uint32_t t = index / BG_COST_DIMS;
     if (t >= p_.tenants)
         return nullptr;
-    Tenant &x = t_[t];
-    bg_vec *v = nullptr;
-    switch (block_off) {
-    case BG_TENANT_RES_BASE(0) - BG_TENANT_BASE: v = &x.base; break;
-    case BG_TENANT_GRANT(0) - BG_TENANT_BASE: v = &x.grant; break;
-    case BG_TENANT_LEND_GRANT(0) - BG_TENANT_BASE: v = &x.lend_grant; break;
-    case BG_TENANT_REMAINING(0) - BG_TENANT_BASE: v = &x.rem; break;
-    case BG_TENANT_LENDABLE(0) - BG_TENANT_BASE: v = &x.lend; break;
-    case BG_TENANT_USAGE(0) - BG_TENANT_BASE: v = &x.usage; break;
-    case BG_TENANT_THROTTLE(0) - BG_TENANT_BASE: v = &x.throttle; break;
-    default: return nullptr;
-    }
-    return &v->d[d];
+    return &(t_[t].*kTenantVecs[array]).d[index % BG_COST_DIMS];
 }
 
-bool Agent::write_tenant(std::uint32_t addr, std::uint32_t value)
+[[gnu::always_inline]] inline bool Agent::write_tenant(std::uint32_t addr, std::uint32_t value)
 {
-    const std::uint32_t vec_words = BG_TENANTS_MAX * BG_COST_DIMS;
-    for (std::uint32_t first : {BG_TENANT_RES_BASE(0), BG_TENANT_GRANT(0), BG_TENANT_LEND_GRANT(0)})
-        if (auto i = element(addr, first, vec_words)) {
-            if (std::uint32_t *p = tenant_vec(first - BG_TENANT_BASE, *i))
-                *p = value;
-            return true;
-        }
+    const std::uint32_t off = addr - BG_TENANT_BASE, array = off / kVecBytes;
+    if (array < kVecArrays) {
+        if (array >= kVecWritable)
+            return false;
+        if (std::uint32_t *p = tenant_vec(array, (off % kVecBytes) / 4u))
+            *p = value;
+        return true;
+    }
     if (auto i = element(addr, BG_TENANT_BURST_LIST(0), BG_TENANT_BURST_LIST_COUNT)) {
         burst_list_[*i] = static_cast<std::uint16_t>(value & BG_TENANT_BURST_LIST_MASK);
         return true;
@@ -293,17 +312,14 @@ bool Agent::write_tenant(std::uint32_t addr, std::uint32_t value)
     return false;
 }
 
-std::uint32_t Agent::read_tenant(std::uint32_t addr) const
+[[gnu::always_inline]] inline std::uint32_t Agent::read_tenant(std::uint32_t addr) const
 {
     auto *self = const_cast<Agent *>(this);  // tenant_vec only locates; nothing is written
-    const std::uint32_t vec_words = BG_TENANTS_MAX * BG_COST_DIMS;
-    for (std::uint32_t first : {BG_TENANT_RES_BASE(0), BG_TENANT_GRANT(0), BG_TENANT_LEND_GRANT(0),
-                                BG_TENANT_REMAINING(0), BG_TENANT_LENDABLE(0), BG_TENANT_USAGE(0),
-                                BG_TENANT_THROTTLE(0)})
-        if (auto i = element(addr, first, vec_words)) {
-            const std::uint32_t *p = self->tenant_vec(first - BG_TENANT_BASE, *i);
-            return p ? *p : 0u;
-        }
+    const std::uint32_t off = addr - BG_TENANT_BASE, array = off / kVecBytes;
+    if (array < kVecArrays) {
+        const std::uint32_t *p = self->tenant_vec(array, (off % kVecBytes) / 4u);
+        return p ? *p : 0u;
+    }
     if (auto i = element(addr, BG_TENANT_THROTTLE_N(0), BG_TENANT_THROTTLE_N_COUNT))
         return *i < p_.tenants ? t_[*i].throttle_n : 0u;
     if (auto i = element(addr, BG_TENANT_SPILL_N(0), BG_TENANT_SPILL_N_COUNT))
@@ -320,12 +336,12 @@ std::uint32_t Agent::read_tenant(std::uint32_t addr) const
 void Agent::write(std::uint32_t addr, std::uint32_t value)
 {
     addr &= ~3u;
-    if (cost_.owns(addr)) {
-        cost_.write(addr, value);
+    if (addr - BG_TENANT_BASE < BG_TENANT_SIZE) {  // the firmware's per-tenant traffic first
+        write_tenant(addr, value);
         return;
     }
-    if (addr >= BG_TENANT_BASE && addr < BG_TENANT_BASE + BG_TENANT_SIZE) {
-        write_tenant(addr, value);
+    if (cost_.owns(addr)) {
+        cost_.write(addr, value);
         return;
     }
     switch (addr) {
@@ -384,10 +400,10 @@ void Agent::write(std::uint32_t addr, std::uint32_t value)
 std::uint32_t Agent::read(std::uint32_t addr) const
 {
     addr &= ~3u;
+    if (addr - BG_TENANT_BASE < BG_TENANT_SIZE)  // the firmware's per-tenant traffic first
+        return read_tenant(addr);
     if (cost_.owns(addr))
         return cost_.read(addr);
-    if (addr >= BG_TENANT_BASE && addr < BG_TENANT_BASE + BG_TENANT_SIZE)
-        return read_tenant(addr);
     switch (addr) {
     case BG_INFO_MAGIC: return BG_INFO_MAGIC_RESET;
     case BG_INFO_VERSION: return BG_INFO_VERSION_RESET;

@@ -40,16 +40,10 @@ void BufferPool::check_queue(unsigned queue) const
                                 " >= " + std::to_string(queues_));
 }
 
-bool BufferPool::can_acquire(unsigned queue) const
-{
-    check_queue(queue);
-    return inflight_[queue] < cfg_.dedicated[queue] + extra_[queue] ||
-           (shared_free_ > 0 && extra_[queue] < cfg_.borrow_cap);
-}
-
 Acquire BufferPool::acquire(unsigned queue)
 {
-    check_queue(queue);
+    if (queue >= queues_)  // the check's throw is out of line, per I/O is one compare
+        check_queue(queue);
     BufferPoolStats& qs = per_queue_[queue];
     Acquire result = Acquire::kOwn;
     if (inflight_[queue] >= cfg_.dedicated[queue] + extra_[queue]) {
@@ -88,7 +82,8 @@ void BufferPool::give_back(unsigned queue, std::uint32_t n)
 
 void BufferPool::release(unsigned queue)
 {
-    check_queue(queue);
+    if (queue >= queues_)
+        check_queue(queue);
     if (inflight_[queue] == 0)
         throw std::logic_error("buffer pool: release on queue " + std::to_string(queue) +
                                " with nothing in flight");
@@ -140,12 +135,6 @@ std::uint32_t BufferPool::extra(unsigned queue) const
 {
     check_queue(queue);
     return extra_[queue];
-}
-
-std::uint32_t BufferPool::inflight(unsigned queue) const
-{
-    check_queue(queue);
-    return inflight_[queue];
 }
 
 std::uint32_t BufferPool::peak(unsigned queue) const

@@ -24,38 +24,19 @@ void check_policy(LbPolicy policy)
                                     std::to_string(static_cast<unsigned>(policy)));
 }
 
-// The 32-step leap is linear over GF(2), so it is the XOR of the leaps of each state byte;
-// the tables are built by stepping bg_lfsr_next itself, so no second LFSR definition exists.
-struct LeapTables {
-    std::uint32_t t[4][256];
-    LeapTables()
-    {
-        for (unsigned b = 0; b < 4; b++) {
-            for (unsigned v = 0; v < 256; v++) {
-                std::uint32_t st = static_cast<std::uint32_t>(v) << (8 * b);
-                for (unsigned k = 0; k < 32; k++)
-                    bg_lfsr_next(&st);
-                t[b][v] = st;
-            }
-        }
-    }
-};
-
-const LeapTables& leap_tables()
-{
-    static const LeapTables tables;
-    return tables;
-}
-
 }  // namespace
 
-std::uint32_t LoadBalancer::lfsr_draw(std::uint32_t* state)
+// lfsr_draw's tables: the 32-step leap of every value of each state byte.
+LoadBalancer::LfsrLeapTables::LfsrLeapTables()
 {
-    const LeapTables& lt = leap_tables();
-    const std::uint32_t s = *state;
-    *state = lt.t[0][s & 0xFFu] ^ lt.t[1][(s >> 8) & 0xFFu] ^ lt.t[2][(s >> 16) & 0xFFu] ^
-             lt.t[3][s >> 24];
-    return *state;
+    for (unsigned b = 0; b < 4; b++) {
+        for (unsigned v = 0; v < 256; v++) {
+            std::uint32_t st = static_cast<std::uint32_t>(v) << (8 * b);
+            for (unsigned k = 0; k < 32; k++)
+                bg_lfsr_next(&st);
+            t[b][v] = st;
+        }
+    }
 }
 
 LoadBalancer::LoadBalancer(const LbConfig& cfg) : cfg_(cfg)
@@ -115,7 +96,7 @@ void LoadBalancer::set_depth(std::uint32_t depth)
         refresh_not_full(e);
 }
 
-void LoadBalancer::refresh_not_full(unsigned egress)
+[[gnu::always_inline]] inline void LoadBalancer::refresh_not_full(unsigned egress)
 {
     const auto bit = static_cast<std::uint16_t>(1u << egress);
     if (out_ios_[egress] < cfg_.egress_depth)
@@ -128,12 +109,6 @@ void LoadBalancer::set_seed(std::uint32_t seed)
 {
     cfg_.lfsr_seed = seed;
     lfsr_ = bg_lfsr_seed(seed);
-}
-
-std::uint16_t LoadBalancer::eligible(unsigned ingress) const
-{
-    check_ingress(ingress);
-    return static_cast<std::uint16_t>(map_[ingress] & not_full_);
 }
 
 unsigned LoadBalancer::nth_set_bit(std::uint16_t mask, unsigned idx)
@@ -150,7 +125,7 @@ unsigned LoadBalancer::scale_draw(std::uint32_t r, unsigned n)
     return static_cast<unsigned>((static_cast<std::uint64_t>(r) * n) >> 32);
 }
 
-unsigned LoadBalancer::pick_static(std::uint16_t elig) const
+[[gnu::always_inline]] inline unsigned LoadBalancer::pick_static(std::uint16_t elig) const
 {
     return static_cast<unsigned>(std::countr_zero(elig));
 }
@@ -241,7 +216,8 @@ LbDecision LoadBalancer::dispatch(unsigned ingress, std::uint32_t cpu_ns)
 
 void LoadBalancer::complete(unsigned egress, std::uint32_t cpu_ns)
 {
-    check_egress(egress);
+    if (egress >= cfg_.egress_queues)  // the check's throw is out of line, per I/O is one compare
+        check_egress(egress);
     const std::uint32_t charge = clamp_charge(cpu_ns);
     if (out_ios_[egress] == 0 || out_ns_[egress] < charge)
         throw std::logic_error("load balancer: completion on egress " +
@@ -249,18 +225,6 @@ void LoadBalancer::complete(unsigned egress, std::uint32_t cpu_ns)
     out_ios_[egress]--;
     out_ns_[egress] -= charge;
     refresh_not_full(egress);
-}
-
-std::uint32_t LoadBalancer::outstanding_ios(unsigned egress) const
-{
-    check_egress(egress);
-    return out_ios_[egress];
-}
-
-std::uint32_t LoadBalancer::outstanding_ns(unsigned egress) const
-{
-    check_egress(egress);
-    return out_ns_[egress];
 }
 
 std::uint8_t LoadBalancer::rr_pointer(unsigned ingress) const

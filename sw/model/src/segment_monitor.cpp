@@ -6,16 +6,6 @@
 
 namespace bg {
 
-namespace {
-
-std::uint8_t decayed_hold(const SegmentEntry& e, std::uint32_t t)
-{
-    std::uint32_t elapsed = t - e.stamp;
-    return e.hold > elapsed ? static_cast<std::uint8_t>(e.hold - elapsed) : std::uint8_t{0};
-}
-
-}  // namespace
-
 SegmentMonitor::SegmentMonitor(std::uint16_t hot_threshold, std::uint32_t steady_intervals)
     : threshold_(hot_threshold), steady_(0), ram_(kSegments)
 {
@@ -28,21 +18,6 @@ void SegmentMonitor::set_steady_intervals(std::uint32_t n)
         throw std::invalid_argument("dualbucket.steady_intervals: " + std::to_string(n) +
                                     " exceeds " + std::to_string(kMaxSteadyIntervals));
     steady_ = n;
-}
-
-bool SegmentMonitor::on_io(std::uint16_t segment)
-{
-    SegmentEntry& e = ram_[segment];
-    if (e.stamp != interval_) {
-        e.hold = decayed_hold(e, interval_);
-        e.count = 0;
-        e.stamp = interval_;
-    }
-    if (e.count != UINT16_MAX)
-        ++e.count;
-    if (e.count > threshold_)
-        e.hold = static_cast<std::uint8_t>(steady_ + 1);
-    return e.hold != 0;
 }
 
 bool SegmentMonitor::is_hot(std::uint16_t segment) const

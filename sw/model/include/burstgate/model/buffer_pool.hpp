@@ -66,8 +66,16 @@ public:
     explicit BufferPool(const BufferPoolConfig& cfg);
 
     Acquire acquire(unsigned queue);
-    // Whether acquire(queue) would not stall, changing nothing.
-    bool can_acquire(unsigned queue) const;
+    // Whether acquire(queue) would not stall, changing nothing. Inline, as inflight(): the
+    // agent asks for every admitted descriptor and completion; the check's throw stays out
+    // of line in check_queue.
+    bool can_acquire(unsigned queue) const
+    {
+        if (queue >= queues_)
+            check_queue(queue);
+        return inflight_[queue] < cfg_.dedicated[queue] + extra_[queue] ||
+               (shared_free_ > 0 && extra_[queue] < cfg_.borrow_cap);
+    }
     // Throws std::logic_error when the queue has nothing in flight (a caller bug).
     void release(unsigned queue);
     // Window boundary: decide per queue whether its burst has ended (see the file comment).
@@ -76,7 +84,12 @@ public:
     unsigned queues() const { return queues_; }
     std::uint32_t dedicated(unsigned queue) const;
     std::uint32_t extra(unsigned queue) const;      // borrowed buffers the queue keeps
-    std::uint32_t inflight(unsigned queue) const;
+    std::uint32_t inflight(unsigned queue) const
+    {
+        if (queue >= queues_)
+            check_queue(queue);
+        return inflight_[queue];
+    }
     std::uint32_t peak(unsigned queue) const;       // since the last tick
     std::uint32_t quiet(unsigned queue) const;      // consecutive quiet windows so far
     std::uint32_t shared_free() const { return shared_free_; }

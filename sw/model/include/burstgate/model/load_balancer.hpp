@@ -77,12 +77,29 @@ public:
     // which can only come from a caller bug.
     void complete(unsigned egress, std::uint32_t cpu_ns);
 
-    std::uint32_t outstanding_ios(unsigned egress) const;
-    std::uint32_t outstanding_ns(unsigned egress) const;
+    // The per-I/O accessors are inline (the agent calls them for every descriptor and
+    // completion); the range checks stay, with the throw out of line in check_*.
+    std::uint32_t outstanding_ios(unsigned egress) const
+    {
+        if (egress >= cfg_.egress_queues)
+            check_egress(egress);
+        return out_ios_[egress];
+    }
+    std::uint32_t outstanding_ns(unsigned egress) const
+    {
+        if (egress >= cfg_.egress_queues)
+            check_egress(egress);
+        return out_ns_[egress];
+    }
     std::uint8_t rr_pointer(unsigned ingress) const;
     std::uint32_t lfsr_state() const { return lfsr_; }
     // Members of the ingress's set that are not full, as the decision logic sees them.
-    std::uint16_t eligible(unsigned ingress) const;
+    std::uint16_t eligible(unsigned ingress) const
+    {
+        if (ingress >= cfg_.ingress_queues)
+            check_ingress(ingress);
+        return static_cast<std::uint16_t>(map_[ingress] & not_full_);
+    }
 
     const LbConfig& config() const { return cfg_; }
     const LbEgressStats& egress_stats(unsigned egress) const;
@@ -101,9 +118,22 @@ public:
     // single step only shifts the state, so consecutive one-step values share their top
     // bits, which are exactly the bits scale_draw uses: two one-step draws over four queues
     // reach only half of the (first, second) pairs. 32 steps give a fresh 32-bit word.
-    static std::uint32_t lfsr_draw(std::uint32_t* state);
+    // The leap is linear over GF(2): the XOR of the leaps of each state byte, from tables
+    // built once by stepping bg_lfsr_next itself (load_balancer.cpp), so no second LFSR
+    // definition exists. Inline: the agent draws twice per descriptor.
+    static std::uint32_t lfsr_draw(std::uint32_t* state)
+    {
+        static const LfsrLeapTables lt;
+        const std::uint32_t s = *state;
+        *state = lt.t[0][s & 0xFFu] ^ lt.t[1][(s >> 8) & 0xFFu] ^ lt.t[2][(s >> 16) & 0xFFu] ^ lt.t[3][s >> 24];
+        return *state;
+    }
 
 private:
+    struct LfsrLeapTables {
+        LfsrLeapTables();
+        std::uint32_t t[4][256];
+    };
     unsigned pick_static(std::uint16_t elig) const;
     unsigned pick_rr(unsigned ingress, std::uint16_t elig) const;
     unsigned pick_jsq(std::uint16_t elig) const;

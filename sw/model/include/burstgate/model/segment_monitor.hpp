@@ -49,7 +49,21 @@ public:
     SegmentMonitor(std::uint16_t hot_threshold, std::uint32_t steady_intervals);
 
     // The per-I/O read-modify-write; returns whether the segment is hot for this I/O.
-    bool on_io(std::uint16_t segment);
+    // Inline: the agent runs it for every descriptor.
+    bool on_io(std::uint16_t segment)
+    {
+        SegmentEntry& e = ram_[segment];
+        if (e.stamp != interval_) {
+            e.hold = decayed_hold(e, interval_);
+            e.count = 0;
+            e.stamp = interval_;
+        }
+        if (e.count != UINT16_MAX)
+            ++e.count;
+        if (e.count > threshold_)
+            e.hold = static_cast<std::uint8_t>(steady_ + 1);
+        return e.hold != 0;
+    }
     // Whether the segment is hot now, before any further I/O (no state change).
     bool is_hot(std::uint16_t segment) const;
 
@@ -70,6 +84,13 @@ public:
     static std::uint16_t threshold_from_iops(std::uint64_t iops, std::uint32_t interval_us);
 
 private:
+    // The hold left of e at interval t: it counts down one per interval since e.stamp.
+    static std::uint8_t decayed_hold(const SegmentEntry& e, std::uint32_t t)
+    {
+        const std::uint32_t elapsed = t - e.stamp;
+        return e.hold > elapsed ? static_cast<std::uint8_t>(e.hold - elapsed) : std::uint8_t{0};
+    }
+
     std::uint16_t threshold_;
     std::uint32_t steady_;
     std::uint32_t interval_ = 0;
