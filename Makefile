@@ -21,6 +21,7 @@ export PATH := $(if $(VERILATOR_ROOT),$(VERILATOR_ROOT)/bin:)$(VENV)/bin:$(PATH)
 # The gateware package is used in place (rtl/); the model's binding from the C++ build.
 export PYTHONPATH := $(ROOT)/rtl:$(CMAKE_BUILD)/python
 export BG_BUILD_DIR := $(CMAKE_BUILD)
+export BG_SYNTH_DIR := $(BUILD)/synth
 
 # Random seeds and sizes of the randomized testbenches (override on the command line).
 COST_DESCRIPTORS ?= 100000
@@ -40,8 +41,11 @@ $(ENV_MK): requirements.lock pyproject.toml scripts/deb-deps.sh
 .PHONY: venv
 venv: $(ENV_MK) ## create .venv with the pinned Python toolchain (and Debian packages if missing)
 
+# The main build Verilates the kernel around the core, so the verilator engine is in every
+# build (KERNEL_SIZES=... for other sizes than the core's defaults, DESIGN.md's small point).
 $(CMAKE_BUILD)/build.ninja: $(ENV_MK) CMakeLists.txt
-	cmake -S $(ROOT) -B $(CMAKE_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE=$(PY)
+	cmake -S $(ROOT) -B $(CMAKE_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE=$(PY) \
+	  -DBG_VERILATOR_DATAPATH=core -DBG_KERNEL_SIZES="$(KERNEL_SIZES)"
 
 .PHONY: cpp
 cpp: $(CMAKE_BUILD)/build.ninja ## build the firmware, model, tools, binding and C++ tests
@@ -51,13 +55,32 @@ cpp: $(CMAKE_BUILD)/build.ninja ## build the firmware, model, tools, binding and
 regs: $(ENV_MK) ## regenerate fw/include/burstgate/regs.h and docs/registers.md from the register map
 	$(PY) -m burstgate.regmap --write $(ROOT)
 
+# Build parameters of bg_core (INFO.TENANTS, INGRESS, EGRESS, SEGMENT_BITS read them back).
+TENANTS ?= 64
+INGRESS ?= 4
+EGRESS ?= 4
+SEGMENT_BITS ?= 12
+
 .PHONY: rtl
-rtl: $(ENV_MK) ## generate Verilog for every top-level block under build/rtl
-	$(PY) -m burstgate.cli generate --out $(BUILD)/rtl
+rtl: $(ENV_MK) ## generate Verilog for every top-level block under build/rtl (bg_core: TENANTS= INGRESS= EGRESS= SEGMENT_BITS=)
+	$(PY) -m burstgate.cli generate --out $(BUILD)/rtl --tenants $(TENANTS) --ingress $(INGRESS) \
+	  --egress $(EGRESS) --segment-bits $(SEGMENT_BITS)
+
+SIM := $(CMAKE_BUILD)/sw/sim/burstgate-sim
+SCENARIO ?= $(ROOT)/../shared/examples/scenario.yaml
+OUT := $(ROOT)/out
 
 .PHONY: demo
-demo: cpp ## the main job: cost the default I/O mix and print the table
-	$(CMAKE_BUILD)/sw/tools/burstgate-cost
+demo: cpp ## the main job: cost table, then the burst-neighbour scenario, wild vs bios, on the Verilated RTL (plots in out/)
+	bash scripts/demo.sh $(CMAKE_BUILD) $(SCENARIO) $(OUT)
+
+.PHONY: plot
+plot: $(ENV_MK) ## PNGs of burstgate-sim reports under out/: make plot REPORT="a.json b.json" [CSV=series.csv]
+	sw/py/burstgate plot $(REPORT) $(addprefix --csv ,$(CSV)) --out $(OUT)
+
+.PHONY: reproduce
+reproduce: cpp ## run the simulator reproductions of the papers' figures (scenarios/) and print the tables
+	$(PY) scripts/reproduce.py --sim $(SIM)
 
 .PHONY: test
 test: cpp ## every test: C++ (ctest), Amaranth simulation, cocotb on Verilator, generated-file checks
@@ -68,13 +91,78 @@ test: cpp ## every test: C++ (ctest), Amaranth simulation, cocotb on Verilator, 
 test-long: cpp ## long randomized runs (seed with RANDOM_SEED=n)
 	PYTHONWARNINGS=error COST_DESCRIPTORS=$(COST_DESCRIPTORS_LONG) $(PY) -m pytest tests
 
+# The core's differential testbench alone: `make verify-core SEED=7 EVENTS=200000`.
+SEED ?= 1
+EVENTS ?= 30000
+
+.PHONY: verify-core
+verify-core: cpp ## bg_core on Verilator against bg::Agent, decision by decision (SEED=, EVENTS=)
+	PYTHONWARNINGS=error RANDOM_SEED=$(SEED) CORE_EVENTS=$(EVENTS) $(PY) -m pytest -q tests/cocotb/core/test_core.py::test_core
+
+# Benchmarks build in their own Release tree (no tests, no binding); on the shared 2-core
+# machine 5 repetitions of 0.1 s each take about 1.5 minutes of CPU (3 minutes of wall time
+# while other jobs load both cores). The summary reports medians of the repetitions.
+BENCH_BUILD := $(BUILD)/cmake-bench
+BENCH_OUT := $(BUILD)/bench
+BENCH_MIN_TIME ?= 0.1
+BENCH_REPETITIONS ?= 5
+BENCH_FILTER ?= .
+
+.PHONY: bench
+bench: $(ENV_MK) ## Google Benchmark of BIOS and the per-I/O paths; JSON in build/bench/, PASS/MISS vs targets
+	cmake -S $(ROOT) -B $(BENCH_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DBG_BENCH=ON -DBG_PYTHON=OFF -DBG_TESTS=OFF
+	cmake --build $(BENCH_BUILD) -j $(JOBS) --target bg_bench
+	mkdir -p $(BENCH_OUT)
+	$(BENCH_BUILD)/sw/bench/bg_bench --benchmark_filter='$(BENCH_FILTER)' \
+	  --benchmark_min_time=$(BENCH_MIN_TIME) --benchmark_repetitions=$(BENCH_REPETITIONS) \
+	  --benchmark_display_aggregates_only=true \
+	  --benchmark_out=$(BENCH_OUT)/bench.json --benchmark_out_format=json
+	$(PY) scripts/bench_summary.py $(BENCH_OUT)/bench.json
+
 .PHONY: synth
 synth: $(ENV_MK) ## yosys synth_xilinx (UltraScale+) utilization reports under build/synth
 	$(PY) scripts/synth.py --out $(BUILD)/synth
 
+.PHONY: synth-full
+synth-full: $(ENV_MK) ## make synth plus the core at 1024 tenants / 16 queues / 64K segments (slow)
+	$(PY) scripts/synth.py --out $(BUILD)/synth --full
+
+.PHONY: pnr-ecp5
+pnr-ecp5: $(ENV_MK) ## nextpnr-ecp5 Fmax (build/pnr/*.json) and the ULX3S-85F self-test bitstream
+	$(PY) scripts/pnr_ecp5.py --out $(BUILD)/pnr
+
 .PHONY: lint
 lint: rtl ## verilator --lint-only -Wall on the generated Verilog
 	for v in $(BUILD)/rtl/*.v; do verilator --lint-only -Wall -Wno-DECLFILENAME -Wno-UNUSEDSIGNAL $$v || exit 1; done
+
+# The Vitis RTL kernel (rtl/burstgate/kernel): Verilator engine, shell tests, Alveo flow.
+SHELL_BUILD := $(BUILD)/cmake-shell
+PLATFORM ?= xilinx_u250_gen3x16_xdma_4_1_202210_1
+KERNEL_SIZES ?=
+
+.PHONY: sim
+sim: cpp ## the Verilator engine (bg_kernel around the core): part of every C++ build, i.e. `make cpp`
+
+.PHONY: sim-shell
+sim-shell: $(ENV_MK) ## the kernel shell around its test passthrough: C++ ring tests and cycles/s
+	cmake -S $(ROOT) -B $(SHELL_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE=$(PY) \
+	  -DBG_PYTHON=OFF -DBG_VERILATOR_DATAPATH=passthrough
+	cmake --build $(SHELL_BUILD) -j $(JOBS) --target bg_shell_tests bg_kernel_bench
+	$(SHELL_BUILD)/sim/bg_shell_tests
+	$(SHELL_BUILD)/sim/bg_kernel_bench
+
+.PHONY: kernel-bench
+kernel-bench: sim ## cycles/s of the Verilated kernel (core) with descriptors streaming
+	$(CMAKE_BUILD)/sim/bg_kernel_bench
+
+.PHONY: lint-kernel
+lint-kernel: $(ENV_MK) ## verilator --lint-only -Wall on bg_kernel.v (Amaranth waivers: scripts/alveo/amaranth.vlt)
+	$(PY) -m burstgate.kernel.generate --out $(BUILD)/lint-kernel $(KERNEL_SIZES)
+	verilator --lint-only -Wall $(ROOT)/scripts/alveo/amaranth.vlt $(BUILD)/lint-kernel/bg_kernel.v
+
+.PHONY: xclbin
+xclbin: $(ENV_MK) ## Alveo xclbin with Vitis (PLATFORM=a U250 or U55C platform); says what is missing
+	bash scripts/alveo/build_xclbin.sh $(PLATFORM) $(BUILD)/alveo/$(PLATFORM) $(KERNEL_SIZES)
 
 .PHONY: clean
 clean: ## remove build output (keeps .venv)

@@ -12,8 +12,10 @@ pkgs=(
   libgtest-dev     # C++ unit tests
   libbenchmark-dev # make bench
   libxrt-dev       # XrtDevice (Alveo engine)
-  librocksdb-dev   # burstgate-rocksdb-record: real RocksDB block-I/O traces (sw/lsm, optional)
   libyaml-cpp-dev  # burstgate-sim scenario files
+  zlib1g-dev       # FST traces of the Verilated kernel (sim/)
+  liblz4-dev       # FST traces of the Verilated kernel (sim/)
+  librocksdb-dev   # burstgate-rocksdb-record: real RocksDB block-I/O traces (sw/lsm, optional)
   make
 )
 missing=()

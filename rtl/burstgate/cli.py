@@ -1,6 +1,7 @@
 """``burstgate-rtl``: generate the gateware's Verilog.
 
     burstgate-rtl generate --out build/rtl
+    burstgate-rtl generate --out build/rtl --tenants 1024 --ingress 16 --egress 16 bg_core
 """
 
 import argparse
@@ -17,16 +18,48 @@ def _cost_estimator():
     return CostEstimator()
 
 
+def _core(**params):
+    from .core import Core
+    return Core(**params)
+
+
+def _segment_monitor():
+    from .segmon import SegmentMonitor
+    return SegmentMonitor()
+
+
+def _load_balancer():
+    from .lb import LoadBalancer
+    return LoadBalancer()
+
+
+def _buffer_pool():
+    from .bufpool import BufferPool
+    return BufferPool()
+
+
 #: Top-level blocks ``generate`` writes, by module name.
 TOPS = {
     "bg_cost_estimator": _cost_estimator,
+    "bg_core": _core,
+    "bg_segment_monitor": _segment_monitor,
+    "bg_load_balancer": _load_balancer,
+    "bg_buffer_pool": _buffer_pool,
+}
+
+#: Build parameters of the blocks that take them (``generate --tenants`` etc.).
+PARAMETERS = {
+    "bg_core": ("tenants", "ingress", "egress", "segment_bits"),
 }
 
 
-def generate(out, names):
+def generate(out, names, params=None):
+    """Write ``<name>.v`` under ``out``; ``params`` go to the blocks that take them."""
     out.mkdir(parents=True, exist_ok=True)
+    params = {k: v for k, v in (params or {}).items() if v is not None}
     for name in names:
-        text = verilog.convert(TOPS[name](), name=name, emit_src=False)
+        own = {k: v for k, v in params.items() if k in PARAMETERS.get(name, ())}
+        text = verilog.convert(TOPS[name](**own), name=name, emit_src=False)
         (out / f"{name}.v").write_text(text)
         print(f"wrote {out / f'{name}.v'}")
 
@@ -36,13 +69,21 @@ def main(argv=None):
     sub = parser.add_subparsers(dest="command", required=True)
     gen = sub.add_parser("generate", help="write Verilog for the top-level blocks")
     gen.add_argument("--out", type=pathlib.Path, required=True, help="output folder")
+    for flag in ("tenants", "ingress", "egress", "segment-bits"):
+        gen.add_argument(f"--{flag}", type=int, metavar="N",
+                         help=f"{flag} of the blocks that take it (bg_core); default: the block's")
     gen.add_argument("names", nargs="*", metavar="NAME",
                      help=f"blocks to generate (default: all of {', '.join(TOPS)})")
     args = parser.parse_args(argv)
     unknown = [n for n in args.names if n not in TOPS]
     if unknown:
         parser.error(f"unknown block {unknown[0]!r}; known: {', '.join(TOPS)}")
-    generate(args.out, args.names or list(TOPS))
+    params = {"tenants": args.tenants, "ingress": args.ingress, "egress": args.egress,
+              "segment_bits": args.segment_bits}
+    try:
+        generate(args.out, args.names or list(TOPS), params)
+    except (TypeError, ValueError) as exc:
+        parser.error(str(exc))
     return 0
 
 

@@ -46,6 +46,113 @@
 #define BG_SRC_DEFER_BUFFER 6u /* decision: deferred, no I/O buffer was free to its queue */
 #define BG_WINDOW_TICK 1u /* CTRL.WINDOW command: end the window and hold admission */
 #define BG_WINDOW_COMMIT 2u /* CTRL.WINDOW command: apply grants, open the next window */
+#define BG_RING_LOG2_MIN 4u /* KERNEL.*_LOG2: smallest ring, 2**4 entries */
+#define BG_RING_LOG2_MAX 20u /* KERNEL.*_LOG2: largest ring, 2**20 entries */
+#define BG_RING_ALIGN 0x100u /* KERNEL.*_BASE_LO: ring bases are aligned to this many bytes */
+
+/* Block KERNEL: Vitis RTL-kernel control (XRT register conventions: control at 0x00, GIER 0x04, IER 0x08, ISR 0x0C, arguments from 0x10) and the three rings in device memory, whose record formats are the `BG_REC_*` layouts below. */
+#define BG_KERNEL_BASE 0x0u
+#define BG_KERNEL_SIZE 0x100u
+#define BG_KERNEL_CTRL 0x0u
+#define BG_KERNEL_CTRL_WIDTH 8u
+#define BG_KERNEL_CTRL_MASK 0xffu
+#define BG_KERNEL_CTRL_RO 0
+#define BG_KERNEL_CTRL_RESET 0x0u
+#define BG_KERNEL_GIER 0x4u
+#define BG_KERNEL_GIER_WIDTH 1u
+#define BG_KERNEL_GIER_MASK 0x1u
+#define BG_KERNEL_GIER_RO 0
+#define BG_KERNEL_GIER_RESET 0x0u
+#define BG_KERNEL_IER 0x8u
+#define BG_KERNEL_IER_WIDTH 2u
+#define BG_KERNEL_IER_MASK 0x3u
+#define BG_KERNEL_IER_RO 0
+#define BG_KERNEL_IER_RESET 0x0u
+#define BG_KERNEL_ISR 0xcu
+#define BG_KERNEL_ISR_WIDTH 2u
+#define BG_KERNEL_ISR_MASK 0x3u
+#define BG_KERNEL_ISR_RO 0
+#define BG_KERNEL_ISR_RESET 0x0u
+#define BG_KERNEL_DESC_BASE_LO 0x10u
+#define BG_KERNEL_DESC_BASE_LO_WIDTH 32u
+#define BG_KERNEL_DESC_BASE_LO_MASK 0xffffffffu
+#define BG_KERNEL_DESC_BASE_LO_RO 0
+#define BG_KERNEL_DESC_BASE_LO_RESET 0x0u
+#define BG_KERNEL_DESC_BASE_HI 0x14u
+#define BG_KERNEL_DESC_BASE_HI_WIDTH 32u
+#define BG_KERNEL_DESC_BASE_HI_MASK 0xffffffffu
+#define BG_KERNEL_DESC_BASE_HI_RO 0
+#define BG_KERNEL_DESC_BASE_HI_RESET 0x0u
+#define BG_KERNEL_DECISION_BASE_LO 0x18u
+#define BG_KERNEL_DECISION_BASE_LO_WIDTH 32u
+#define BG_KERNEL_DECISION_BASE_LO_MASK 0xffffffffu
+#define BG_KERNEL_DECISION_BASE_LO_RO 0
+#define BG_KERNEL_DECISION_BASE_LO_RESET 0x0u
+#define BG_KERNEL_DECISION_BASE_HI 0x1cu
+#define BG_KERNEL_DECISION_BASE_HI_WIDTH 32u
+#define BG_KERNEL_DECISION_BASE_HI_MASK 0xffffffffu
+#define BG_KERNEL_DECISION_BASE_HI_RO 0
+#define BG_KERNEL_DECISION_BASE_HI_RESET 0x0u
+#define BG_KERNEL_COMPLETION_BASE_LO 0x20u
+#define BG_KERNEL_COMPLETION_BASE_LO_WIDTH 32u
+#define BG_KERNEL_COMPLETION_BASE_LO_MASK 0xffffffffu
+#define BG_KERNEL_COMPLETION_BASE_LO_RO 0
+#define BG_KERNEL_COMPLETION_BASE_LO_RESET 0x0u
+#define BG_KERNEL_COMPLETION_BASE_HI 0x24u
+#define BG_KERNEL_COMPLETION_BASE_HI_WIDTH 32u
+#define BG_KERNEL_COMPLETION_BASE_HI_MASK 0xffffffffu
+#define BG_KERNEL_COMPLETION_BASE_HI_RO 0
+#define BG_KERNEL_COMPLETION_BASE_HI_RESET 0x0u
+#define BG_KERNEL_DESC_LOG2 0x28u
+#define BG_KERNEL_DESC_LOG2_WIDTH 5u
+#define BG_KERNEL_DESC_LOG2_MASK 0x1fu
+#define BG_KERNEL_DESC_LOG2_RO 0
+#define BG_KERNEL_DESC_LOG2_RESET 0xau
+#define BG_KERNEL_DECISION_LOG2 0x2cu
+#define BG_KERNEL_DECISION_LOG2_WIDTH 5u
+#define BG_KERNEL_DECISION_LOG2_MASK 0x1fu
+#define BG_KERNEL_DECISION_LOG2_RO 0
+#define BG_KERNEL_DECISION_LOG2_RESET 0xau
+#define BG_KERNEL_COMPLETION_LOG2 0x30u
+#define BG_KERNEL_COMPLETION_LOG2_WIDTH 5u
+#define BG_KERNEL_COMPLETION_LOG2_MASK 0x1fu
+#define BG_KERNEL_COMPLETION_LOG2_RO 0
+#define BG_KERNEL_COMPLETION_LOG2_RESET 0xau
+#define BG_KERNEL_DESC_TAIL 0x40u
+#define BG_KERNEL_DESC_TAIL_WIDTH 32u
+#define BG_KERNEL_DESC_TAIL_MASK 0xffffffffu
+#define BG_KERNEL_DESC_TAIL_RO 0
+#define BG_KERNEL_DESC_TAIL_RESET 0x0u
+#define BG_KERNEL_DESC_HEAD 0x44u
+#define BG_KERNEL_DESC_HEAD_WIDTH 32u
+#define BG_KERNEL_DESC_HEAD_MASK 0xffffffffu
+#define BG_KERNEL_DESC_HEAD_RO 1
+#define BG_KERNEL_DESC_HEAD_RESET 0x0u
+#define BG_KERNEL_DECISION_HEAD 0x48u
+#define BG_KERNEL_DECISION_HEAD_WIDTH 32u
+#define BG_KERNEL_DECISION_HEAD_MASK 0xffffffffu
+#define BG_KERNEL_DECISION_HEAD_RO 0
+#define BG_KERNEL_DECISION_HEAD_RESET 0x0u
+#define BG_KERNEL_DECISION_TAIL 0x4cu
+#define BG_KERNEL_DECISION_TAIL_WIDTH 32u
+#define BG_KERNEL_DECISION_TAIL_MASK 0xffffffffu
+#define BG_KERNEL_DECISION_TAIL_RO 1
+#define BG_KERNEL_DECISION_TAIL_RESET 0x0u
+#define BG_KERNEL_COMPLETION_TAIL 0x50u
+#define BG_KERNEL_COMPLETION_TAIL_WIDTH 32u
+#define BG_KERNEL_COMPLETION_TAIL_MASK 0xffffffffu
+#define BG_KERNEL_COMPLETION_TAIL_RO 0
+#define BG_KERNEL_COMPLETION_TAIL_RESET 0x0u
+#define BG_KERNEL_COMPLETION_HEAD 0x54u
+#define BG_KERNEL_COMPLETION_HEAD_WIDTH 32u
+#define BG_KERNEL_COMPLETION_HEAD_MASK 0xffffffffu
+#define BG_KERNEL_COMPLETION_HEAD_RO 1
+#define BG_KERNEL_COMPLETION_HEAD_RESET 0x0u
+#define BG_KERNEL_STATUS 0x60u
+#define BG_KERNEL_STATUS_WIDTH 2u
+#define BG_KERNEL_STATUS_MASK 0x3u
+#define BG_KERNEL_STATUS_RO 1
+#define BG_KERNEL_STATUS_RESET 0x0u
 
 /* Block INFO: Identification of the kernel, the register map it implements, and its size. */
 #define BG_INFO_BASE 0x100u
@@ -352,5 +459,59 @@ static inline uint32_t bg_cost_size_lo_reset(unsigned i)
 #define BG_TENANT_HIST_MASK 0xffffffffu
 #define BG_TENANT_HIST_RO 1
 #define BG_TENANT_HIST_RESET 0x0u
+
+/* Ring record DESC (regmap/records.py): One I/O, host to device (descriptor ring). Little-endian; field f is BG_REC_<R>_<F>_WIDTH bits at bit BG_REC_<R>_<F>_BIT. */
+#define BG_REC_DESC_BYTES 16u
+#define BG_REC_DESC_TAG_BIT 0u
+#define BG_REC_DESC_TAG_WIDTH 16u
+#define BG_REC_DESC_TENANT_BIT 16u
+#define BG_REC_DESC_TENANT_WIDTH 16u
+#define BG_REC_DESC_QUEUE_BIT 32u
+#define BG_REC_DESC_QUEUE_WIDTH 8u
+#define BG_REC_DESC_PRODUCT_BIT 40u
+#define BG_REC_DESC_PRODUCT_WIDTH 8u
+#define BG_REC_DESC_WRITE_BIT 48u
+#define BG_REC_DESC_WRITE_WIDTH 1u
+#define BG_REC_DESC_SIZE_BIT 64u
+#define BG_REC_DESC_SIZE_WIDTH 32u
+#define BG_REC_DESC_SEGMENT_BIT 96u
+#define BG_REC_DESC_SEGMENT_WIDTH 16u
+
+/* Ring record DECISION (regmap/records.py): The verdict on one descriptor, device to host (decision ring), in descriptor order. Little-endian; field f is BG_REC_<R>_<F>_WIDTH bits at bit BG_REC_<R>_<F>_BIT. */
+#define BG_REC_DECISION_BYTES 32u
+#define BG_REC_DECISION_TAG_BIT 0u
+#define BG_REC_DECISION_TAG_WIDTH 16u
+#define BG_REC_DECISION_TENANT_BIT 16u
+#define BG_REC_DECISION_TENANT_WIDTH 16u
+#define BG_REC_DECISION_QUEUE_BIT 32u
+#define BG_REC_DECISION_QUEUE_WIDTH 8u
+#define BG_REC_DECISION_SOURCE_BIT 40u
+#define BG_REC_DECISION_SOURCE_WIDTH 8u
+#define BG_REC_DECISION_EGRESS_BIT 48u
+#define BG_REC_DECISION_EGRESS_WIDTH 8u
+#define BG_REC_DECISION_HOT_BIT 56u
+#define BG_REC_DECISION_HOT_WIDTH 1u
+#define BG_REC_DECISION_PREFILL_BIT 57u
+#define BG_REC_DECISION_PREFILL_WIDTH 1u
+#define BG_REC_DECISION_LENDER_BIT 64u
+#define BG_REC_DECISION_LENDER_WIDTH 16u
+#define BG_REC_DECISION_COST_BIT 128u
+#define BG_REC_DECISION_COST_WIDTH 32u
+#define BG_REC_DECISION_COST_COUNT 4u
+
+/* Ring record COMPLETION (regmap/records.py): An I/O the storage agent finished, host to device (completion ring). Little-endian; field f is BG_REC_<R>_<F>_WIDTH bits at bit BG_REC_<R>_<F>_BIT. */
+#define BG_REC_COMPLETION_BYTES 16u
+#define BG_REC_COMPLETION_TAG_BIT 0u
+#define BG_REC_COMPLETION_TAG_WIDTH 16u
+#define BG_REC_COMPLETION_TENANT_BIT 16u
+#define BG_REC_COMPLETION_TENANT_WIDTH 16u
+#define BG_REC_COMPLETION_QUEUE_BIT 32u
+#define BG_REC_COMPLETION_QUEUE_WIDTH 8u
+#define BG_REC_COMPLETION_EGRESS_BIT 40u
+#define BG_REC_COMPLETION_EGRESS_WIDTH 8u
+#define BG_REC_COMPLETION_CHARGE_NS_BIT 64u
+#define BG_REC_COMPLETION_CHARGE_NS_WIDTH 32u
+#define BG_REC_COMPLETION_SA_DELAY_NS_BIT 96u
+#define BG_REC_COMPLETION_SA_DELAY_NS_WIDTH 32u
 
 #endif /* BURSTGATE_REGS_H */

@@ -49,6 +49,9 @@ _CONSTANTS = (
     Constant("SRC_DEFER_BUFFER", 6, "decision: deferred, no I/O buffer was free to its queue"),
     Constant("WINDOW_TICK", 1, "CTRL.WINDOW command: end the window and hold admission"),
     Constant("WINDOW_COMMIT", 2, "CTRL.WINDOW command: apply grants, open the next window"),
+    Constant("RING_LOG2_MIN", 4, "KERNEL.*_LOG2: smallest ring, 2**4 entries"),
+    Constant("RING_LOG2_MAX", 20, "KERNEL.*_LOG2: largest ring, 2**20 entries"),
+    Constant("RING_ALIGN", 256, "KERNEL.*_BASE_LO: ring bases are aligned to this many bytes"),
 )
 C = {c.name: c.value for c in _CONSTANTS}
 
@@ -244,9 +247,70 @@ _TENANT = Block(
                  doc="This window's SA-delay histogram of tenant t, index t*32 + bucket."),
     ))
 
+# Ring sizes are powers of two; a burst never crosses a RING_ALIGN-byte boundary, which is why
+# bases are aligned to it and a ring has at least 2**RING_LOG2_MIN entries.
+_RING_LOG2_MIN, _RING_LOG2_MAX = C["RING_LOG2_MIN"], C["RING_LOG2_MAX"]
+_RING_DOC = (f"log2 of the ring's entries, {_RING_LOG2_MIN}..{_RING_LOG2_MAX} (values outside "
+             "are clamped). Write while CTRL.AP_START is 0 and the ring is empty.")
+
+_KERNEL = Block(
+    "KERNEL", base=0x0000, size=0x100,
+    doc=("Vitis RTL-kernel control (XRT register conventions: control at 0x00, GIER 0x04, IER "
+         "0x08, ISR 0x0C, arguments from 0x10) and the three rings in device memory, whose "
+         "record formats are the `BG_REC_*` layouts below. Indices are free-running 32-bit "
+         "counters from reset; entry i of a ring of 2**LOG2 entries is at BASE + (i mod "
+         "2**LOG2) * record size. Descriptor and completion rings: the host fills entries and "
+         "writes the TAIL doorbell (its producer index); the kernel reads them and advances "
+         "HEAD, after which the host may reuse the slots. Decision ring: the kernel writes one "
+         "decision per descriptor, in order, and advances TAIL once the memory write is "
+         "acknowledged; the host consumes entries and writes the HEAD doorbell. The kernel "
+         "never writes more than 2**LOG2 decisions past HEAD: a full decision ring stalls the "
+         "datapath, and descriptors wait in their ring; none is dropped. A TAIL more than "
+         "2**LOG2 entries ahead of HEAD is a host error."),
+    registers=(
+        Register("CTRL", 0x00, 8, storage="external",
+                 doc="Bit 0 AP_START (rw): the ring engines fetch descriptors and completions "
+                     "while 1; 0 stops new fetches (data in flight still completes). Bit 2 "
+                     "AP_IDLE (ro): no memory access outstanding and nothing buffered. Other "
+                     "bits read 0."),
+        Register("GIER", 0x04, 1, doc="Global interrupt enable."),
+        Register("IER", 0x08, 2, doc="Interrupt enable, per ISR bit."),
+        Register("ISR", 0x0C, 2, storage="external",
+                 doc="Interrupt status (toggle on write, the Vitis convention): bit 0 "
+                     "decisions were published (DECISION_TAIL advanced), bit 1 an AXI error "
+                     "(STATUS). `interrupt` = GIER and any (IER and ISR)."),
+        Register("DESC_BASE_LO", 0x10, 32,
+                 doc="Descriptor ring base, bits 31..0 (bits 7..0 ignored: 256-byte aligned)."),
+        Register("DESC_BASE_HI", 0x14, 32, doc="Descriptor ring base, bits 63..32."),
+        Register("DECISION_BASE_LO", 0x18, 32,
+                 doc="Decision ring base, bits 31..0 (bits 7..0 ignored)."),
+        Register("DECISION_BASE_HI", 0x1C, 32, doc="Decision ring base, bits 63..32."),
+        Register("COMPLETION_BASE_LO", 0x20, 32,
+                 doc="Completion ring base, bits 31..0 (bits 7..0 ignored)."),
+        Register("COMPLETION_BASE_HI", 0x24, 32, doc="Completion ring base, bits 63..32."),
+        Register("DESC_LOG2", 0x28, 5, reset=10, doc=_RING_DOC),
+        Register("DECISION_LOG2", 0x2C, 5, reset=10, doc=_RING_DOC),
+        Register("COMPLETION_LOG2", 0x30, 5, reset=10, doc=_RING_DOC),
+        Register("DESC_TAIL", 0x40, 32,
+                 doc="Doorbell: descriptors the host has written since reset (producer index)."),
+        Register("DESC_HEAD", 0x44, 32, access="ro",
+                 doc="Descriptors the kernel has read from the ring since reset."),
+        Register("DECISION_HEAD", 0x48, 32,
+                 doc="Doorbell: decisions the host has consumed since reset."),
+        Register("DECISION_TAIL", 0x4C, 32, access="ro",
+                 doc="Decisions written to the ring and acknowledged by memory since reset."),
+        Register("COMPLETION_TAIL", 0x50, 32,
+                 doc="Doorbell: completions the host has written since reset."),
+        Register("COMPLETION_HEAD", 0x54, 32, access="ro",
+                 doc="Completions the kernel has read from the ring since reset."),
+        Register("STATUS", 0x60, 2, access="ro",
+                 doc="Sticky until reset: bit 0 a read response was not OKAY, bit 1 a write "
+                     "response was not OKAY (the data was used or lost; the run is invalid)."),
+    ))
+
 REGMAP = RegisterMap(
     name="burstgate",
     version=_VERSION,
     constants=_CONSTANTS,
-    blocks=(_INFO, _CTRL, _LB, _BPOOL, _COST, _SEGMON, _TENANT),
+    blocks=(_KERNEL, _INFO, _CTRL, _LB, _BPOOL, _COST, _SEGMON, _TENANT),
 )

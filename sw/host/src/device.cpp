@@ -1,7 +1,13 @@
 // Device plumbing shared by every engine, and the model engine.
 #include "burstgate/host/device.hpp"
 
+#include <cstdlib>
 #include <stdexcept>
+
+#include "burstgate/host/xrt_device.hpp"
+#ifdef BG_HAVE_VERILATOR
+#include "burstgate/sim/verilator_device.hpp"
+#endif
 
 namespace bg {
 
@@ -27,12 +33,63 @@ void ModelDevice::complete(std::span<const IoCompletion> in)
         agent_.complete(c);
 }
 
+DeviceOptions DeviceOptions::from_env()
+{
+    DeviceOptions o;
+    if (const char *x = std::getenv("BG_XCLBIN"))
+        o.xclbin = x;
+    if (const char *x = std::getenv("BG_XRT_DEVICE")) {
+        char *end = nullptr;
+        const unsigned long v = std::strtoul(x, &end, 10);
+        if (!*x || *end || v > 255)
+            throw std::invalid_argument(std::string("BG_XRT_DEVICE: not a device index: '") + x + "'");
+        o.xrt_device = static_cast<unsigned>(v);
+    }
+    if (const char *x = std::getenv("BG_TRACE"))
+        o.trace = x;
+    return o;
+}
+
 std::unique_ptr<Device> open_device(const std::string &engine, const AgentParams &params)
+{
+    return open_device(engine, params, DeviceOptions::from_env());
+}
+
+namespace {
+
+// A kernel is built for fixed sizes; a caller asking for others gets told, not surprised.
+std::unique_ptr<Device> checked(std::unique_ptr<Device> dev, const AgentParams &want)
+{
+    const AgentParams have = dev->params(), defaults{};
+    const bool asked = want.tenants != defaults.tenants || want.ingress != defaults.ingress ||
+                       want.egress != defaults.egress || want.segment_bits != defaults.segment_bits;
+    if (asked && (have.tenants != want.tenants || have.ingress != want.ingress || have.egress != want.egress ||
+                  have.segment_bits != want.segment_bits))
+        throw std::runtime_error(dev->engine() + ": the kernel was built for " + std::to_string(have.tenants) +
+                                 " tenants, " + std::to_string(have.ingress) + " ingress and " +
+                                 std::to_string(have.egress) + " egress queues, " + std::to_string(have.segment_bits) +
+                                 " segment bits; the scenario asks for " + std::to_string(want.tenants) + ", " +
+                                 std::to_string(want.ingress) + ", " + std::to_string(want.egress) + ", " +
+                                 std::to_string(want.segment_bits));
+    return dev;
+}
+
+}  // namespace
+
+std::unique_ptr<Device> open_device(const std::string &engine, const AgentParams &params, const DeviceOptions &options)
 {
     if (engine == "model")
         return std::make_unique<ModelDevice>(params);
-    if (engine == "verilator" || engine == "xrt")
-        throw std::runtime_error("engine '" + engine + "' is not built into this binary yet; use --engine model");
+    if (engine == "verilator") {
+#ifdef BG_HAVE_VERILATOR
+        return checked(std::make_unique<VerilatorDevice>(options.trace), params);
+#else
+        throw std::runtime_error("verilator: the Verilated kernel is not built into this binary; build it with "
+                                 "`make sim` (needs rtl/burstgate/core.py), or use --engine model");
+#endif
+    }
+    if (engine == "xrt")
+        return checked(std::make_unique<XrtDevice>(options.xrt_device, options.xclbin), params);
     throw std::invalid_argument("unknown engine '" + engine + "' (model, verilator, xrt)");
 }
 

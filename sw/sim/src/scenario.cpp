@@ -247,12 +247,75 @@ Provision provision(const Loader &L, const YAML::Node &n, const std::string &pat
     return {L.number(n["iops"], path + ".iops", 0, 1e9), L.number(n["mbps"], path + ".mbps", 0, 1e7)};
 }
 
-void load_workload(const Loader &L, const YAML::Node &n, const std::string &P, Workload &w, std::uint64_t duration)
+// `trace:` of a `mode: trace` workload. The file must open now, so a wrong path is reported
+// with its field path rather than in the middle of a run.
+void load_trace(const Loader &L, const YAML::Node &n, const std::string &P, TraceSpec &tr, const LoadOptions &opt)
+{
+    L.check_keys(n, P, {"file", "format", "device", "time_scale", "skip_s", "loop", "segment_size"});
+    tr.line = n.Mark().line + 1;
+    if (!opt.trace_file.empty()) {
+        tr.file = opt.trace_file;
+    } else {
+        if (!n["file"])
+            L.fail(n, P + ".file", "missing");
+        tr.file = L.string(n["file"], P + ".file");
+        // Relative to the scenario file, so a scenario runs from any working directory.
+        const std::size_t slash = L.file().rfind('/');
+        if (!tr.file.empty() && tr.file[0] != '/' && slash != std::string::npos)
+            tr.file = L.file().substr(0, slash + 1) + tr.file;
+    }
+    const std::string format = !opt.trace_format.empty() ? opt.trace_format
+                               : n["format"]               ? L.string(n["format"], P + ".format")
+                                                           : "";
+    if (format.empty())
+        L.fail(n, P + ".format", "missing");
+    try {
+        tr.format = bg::trace::parse_format(format);
+    } catch (const std::invalid_argument &e) {
+        L.fail(opt.trace_format.empty() ? n["format"] : n, P + ".format", e.what());
+    }
+    if (!std::ifstream(tr.file))
+        L.fail(opt.trace_file.empty() ? n["file"] : n, P + ".file",
+               "cannot open '" + tr.file + "'" + (opt.trace_file.empty() ? "" : " (given with --trace)"));
+    if (n["device"]) tr.device = L.string(n["device"], P + ".device");
+    if (n["time_scale"]) tr.time_scale = L.number(n["time_scale"], P + ".time_scale", 1e-9, 1e9);
+    if (n["skip_s"])
+        tr.skip_ns = static_cast<std::uint64_t>(std::llround(L.number(n["skip_s"], P + ".skip_s", 0, 1e9) * 1e9));
+    if (n["loop"]) tr.loop = L.boolean(n["loop"], P + ".loop");
+    if (n["segment_size"]) {
+        const YAML::Node sz = n["segment_size"];
+        tr.segment_bytes = L.size(sz, P + ".segment_size");
+    }
+}
+
+void load_workload(const Loader &L, const YAML::Node &n, const std::string &P, Workload &w, std::uint64_t duration,
+                   const LoadOptions &opt)
 {
     L.check_keys(n, P, {"mode", "iodepth", "rate_iops", "sizes", "read_share", "segments", "hot_segments",
-                        "hot_share", "start_ms", "stop_ms"});
+                        "hot_share", "start_ms", "stop_ms", "trace"});
     if (!n["mode"])
-        L.fail(n, P + ".mode", "missing (closed or open)");
+        L.fail(n, P + ".mode", "missing (closed, open or trace)");
+    w.trace = choose<bool>(L, n["mode"], P + ".mode", {{"closed", false}, {"open", false}, {"trace", true}});
+    if (w.trace) {
+        // The trace gives every I/O's size, direction and place; read_share stays as the
+        // weight of the provisioning's cost vector (its 4 KiB read/write mix).
+        for (const char *k : {"iodepth", "rate_iops", "sizes", "hot_segments", "hot_share"})
+            if (n[k])
+                L.fail(n[k], P + "." + k, "not for mode: trace (the trace gives every I/O)");
+        w.closed = false;
+        if (!n["trace"])
+            L.fail(n, P + ".trace", "missing: mode: trace needs trace: {file, format}");
+        load_trace(L, n["trace"], P + ".trace", w.tr, opt);
+        if (n["read_share"]) w.read_share = L.number(n["read_share"], P + ".read_share", 0, 1);
+        if (n["segments"]) w.segments = L.u32(n["segments"], P + ".segments", 1, 1u << BG_SEGMENT_BITS);
+        w.start_ns = n["start_ms"] ? L.ms(n["start_ms"], P + ".start_ms") : 0;
+        w.stop_ns = n["stop_ms"] ? L.ms(n["stop_ms"], P + ".stop_ms") : duration;
+        if (w.stop_ns < w.start_ns)
+            L.fail(n["stop_ms"] ? n["stop_ms"] : n, P + ".stop_ms", "stop before start");
+        return;
+    }
+    if (n["trace"])
+        L.fail(n["trace"], P + ".trace", "only for mode: trace");
     w.closed = choose<bool>(L, n["mode"], P + ".mode", {{"closed", true}, {"open", false}});
     if (w.closed) {
         if (!n["iodepth"])
@@ -304,7 +367,7 @@ void load_workload(const Loader &L, const YAML::Node &n, const std::string &P, W
 }
 
 void load_tenant(const Loader &L, const YAML::Node &n, const std::string &P, const Dpu &dpu, Tenant &t,
-                 std::uint64_t duration)
+                 std::uint64_t duration, const LoadOptions &opt)
 {
     L.check_keys(n, P, {"name", "product", "base", "burst", "burst_mode", "burst_credits", "queues", "workload"});
     if (!n["name"])
@@ -330,7 +393,7 @@ void load_tenant(const Loader &L, const YAML::Node &n, const std::string &P, con
     if (n["queues"]) t.queues = L.u32(n["queues"], P + ".queues", 1, BG_QUEUES_MAX);
     if (!n["workload"])
         L.fail(n, P + ".workload", "missing");
-    load_workload(L, n["workload"], P + ".workload", t.wl, duration);
+    load_workload(L, n["workload"], P + ".workload", t.wl, duration, opt);
 }
 
 }  // namespace
@@ -354,7 +417,7 @@ Scheduler parse_scheduler(const std::string &name)
     throw std::invalid_argument("unknown scheduler '" + name + "' (bios | wild | base | dualbucket)");
 }
 
-Scenario parse_scenario(const std::string &text, const std::string &file)
+Scenario parse_scenario(const std::string &text, const std::string &file, const LoadOptions &opt)
 {
     Loader L(file);
     YAML::Node root;
@@ -376,6 +439,8 @@ Scenario parse_scenario(const std::string &text, const std::string &file)
     if (!root["duration_ms"])
         L.fail_line(1, "duration_ms", "missing");
     s.duration_ns = L.ms(root["duration_ms"], "duration_ms");
+    if (opt.duration_ns)
+        s.duration_ns = opt.duration_ns;
     if (s.duration_ns == 0)
         L.fail(root["duration_ms"], "duration_ms", "must be positive");
     if (root["warmup_ms"]) s.warmup_ns = L.ms(root["warmup_ms"], "warmup_ms");
@@ -409,7 +474,7 @@ Scenario parse_scenario(const std::string &text, const std::string &file)
         const std::string P = "tenants[" + std::to_string(i) + "]";
         Tenant t;
         t.line = ts[i].Mark().line + 1;
-        load_tenant(L, ts[i], P, s.dpu, t, s.duration_ns);
+        load_tenant(L, ts[i], P, s.dpu, t, s.duration_ns, opt);
         if (!names.insert(t.name).second)
             L.fail(ts[i]["name"], P + ".name", "duplicate tenant name '" + t.name + "'");
         s.tenants.push_back(std::move(t));
@@ -417,14 +482,14 @@ Scenario parse_scenario(const std::string &text, const std::string &file)
     return s;
 }
 
-Scenario load_scenario(const std::string &path)
+Scenario load_scenario(const std::string &path, const LoadOptions &opt)
 {
     std::ifstream in(path);
     if (!in)
         throw ScenarioError(path + ": cannot open");
     std::stringstream ss;
     ss << in.rdbuf();
-    return parse_scenario(ss.str(), path);
+    return parse_scenario(ss.str(), path, opt);
 }
 
 }  // namespace bg::sim

@@ -100,6 +100,11 @@ struct TenantRt {
     Rng rng{0};
     std::uint32_t queue_base = 0, seg_base = 0;
     std::vector<double> size_cdf;
+    // mode: trace. `next` is the record that arrives next, at `next_at`.
+    std::unique_ptr<bg::trace::TraceReader> reader;
+    bg::trace::Record next;
+    std::uint64_t next_at = 0, pass_base = 0, last_time = 0, pass_records = 0;
+    bool base_warned = false;
     // Per-window CSV figures.
     std::uint64_t w_done = 0, w_bytes = 0, w_lat_sum = 0, w_lat_max = 0, w_defer = 0;
 };
@@ -132,6 +137,9 @@ private:
     void on_window();
     void progress(bool final);
     bool measured(std::uint64_t t) const { return t >= sc_.warmup_ns; }
+    bool trace_next(std::uint32_t ti);
+    void check_trace_record(std::uint32_t ti, const bg::trace::Record &r);
+    bg_vec io_cost(const Tenant &t, std::uint32_t size, bool write) const;
     double est_io_cpu(const Tenant &t, std::uint32_t size, bool write) const;
     void check_admissible(std::size_t i, const bg_vec &base, const bg_vec &burst);
 
@@ -182,9 +190,6 @@ Sim::Sim(const Scenario &sc, const SimOptions &opt) : sc_(sc), opt_(opt)
     std::uint32_t segs = 0;
     for (const Tenant &t : sc_.tenants)
         segs += t.wl.segments;
-    if (segs > (1u << BG_SEGMENT_BITS))
-        throw ScenarioError(sc_.file + ":1: tenants: " + std::to_string(segs) + " segments in all, the datapath has " +
-                            std::to_string(1u << BG_SEGMENT_BITS));
     // The default build's sizes unless the scenario needs more tenants or SA threads: the
     // verilator and xrt engines are built with fixed sizes and refuse others, and a model of
     // the same sizes is what makes their reports comparable. Tenants' vCPU queues share the
@@ -196,6 +201,10 @@ Sim::Sim(const Scenario &sc, const SimOptions &opt) : sc_(sc), opt_(opt)
         throw std::runtime_error("engine '" + opt_.engine + "' is built for " + std::to_string(dev_->params().tenants) +
                                  " tenants and " + std::to_string(dev_->params().egress) + " SA threads; the scenario needs " +
                                  std::to_string(n) + " and " + std::to_string(sc_.dpu.threads));
+    // Segment ids are taken modulo the build's 2^SEGMENT_BITS; the scenario's must not alias.
+    if (segs > (1u << dev_->params().segment_bits))
+        throw ScenarioError(sc_.file + ":1: tenants: " + std::to_string(segs) + " segments in all, the datapath has " +
+                            std::to_string(1u << dev_->params().segment_bits));
     hal_ = dev_->hal();
 
     res_.scenario = sc_.name;
@@ -220,7 +229,8 @@ Sim::Sim(const Scenario &sc, const SimOptions &opt) : sc_(sc), opt_(opt)
         double c = 0;
         for (const auto &[size, share] : t.cfg->wl.sizes)
             t.size_cdf.push_back(c += share);
-        t.size_cdf.back() = 1.0;
+        if (!t.size_cdf.empty())  // mode: trace has no size distribution
+            t.size_cdf.back() = 1.0;
         res_.tenants.emplace_back();
         res_.tenants.back().name = t.cfg->name;
         if (t.cfg->wl.hot_segments > 0) {
@@ -375,11 +385,7 @@ void Sim::check_admissible(std::size_t i, const bg_vec &base, const bg_vec &burs
         for (int w = 0; w < 2; w++) {
             if ((w && t.wl.read_share >= 1.0) || (!w && t.wl.read_share <= 0.0))
                 continue;
-            bg_vec c;
-            c.d[BG_DIM_CPU] = sat32(est_io_cpu(t, size, w != 0));
-            c.d[BG_DIM_INGRESS] = sc_.dpu.header_bytes + (w ? 0 : size);
-            c.d[BG_DIM_EGRESS] = sc_.dpu.header_bytes + (w ? size : 0);
-            c.d[BG_DIM_SWLIMIT] = size;
+            const bg_vec c = io_cost(t, size, w != 0);
             const std::string io = "one " + std::string(w ? "write" : "read") + " costs ";
             for (unsigned d = 0; d < BG_COST_DIMS; d++) {
                 if (c.d[d] > burst.d[d])
@@ -394,6 +400,86 @@ void Sim::check_admissible(std::size_t i, const bg_vec &base, const bg_vec &burs
                 }
             }
         }
+    }
+}
+
+bg_vec Sim::io_cost(const Tenant &t, std::uint32_t size, bool write) const
+{
+    bg_vec c;
+    c.d[BG_DIM_CPU] = sat32(est_io_cpu(t, size, write));
+    c.d[BG_DIM_INGRESS] = sc_.dpu.header_bytes + (write ? 0 : size);
+    c.d[BG_DIM_EGRESS] = sc_.dpu.header_bytes + (write ? size : 0);
+    c.d[BG_DIM_SWLIMIT] = size;
+    return c;
+}
+
+// check_admissible for one trace record, found only when it is read: the same error (an I/O
+// no per-window burst grant covers would wait forever) and warning, at the trace's FILE:LINE.
+void Sim::check_trace_record(std::uint32_t ti, const bg::trace::Record &r)
+{
+    if (sched_ == Scheduler::kDualBucket)
+        return;
+    TenantRt &t = trt_[ti];
+    const bool write = r.op == bg::trace::Op::kWrite;
+    const bg_vec c = io_cost(*t.cfg, r.length, write);
+    const std::string where = t.reader->name() + ":" + std::to_string(r.line) + ": length " + std::to_string(r.length) +
+                              ": one " + (write ? "write" : "read") + " costs ";
+    for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+        if (c.d[d] > fw_t_[ti].res_burst.d[d])
+            throw ScenarioError(where + std::to_string(c.d[d]) + " " + kDimNames[d] + " units, more than tenant '" +
+                                t.cfg->name + "' gets per window at its burst provisioning (" +
+                                std::to_string(fw_t_[ti].res_burst.d[d]) +
+                                "): it could never be admitted; raise burst or window_us");
+        if (c.d[d] > fw_t_[ti].res_base.d[d] && !t.base_warned) {
+            res_.warnings.push_back(where + std::to_string(c.d[d]) + " " + kDimNames[d] + " units, more than tenant '" +
+                                    t.cfg->name + "' gets per window at its base provisioning (" +
+                                    std::to_string(fw_t_[ti].res_base.d[d]) +
+                                    "): such I/Os are deferred until a burst share covers them");
+            t.base_warned = true;
+        }
+    }
+}
+
+// Reads the tenant's next read or write record into t.next and its arrival time into
+// t.next_at; false when the trace (and every loop over it) ends before the workload stops.
+bool Sim::trace_next(std::uint32_t ti)
+{
+    TenantRt &t = trt_[ti];
+    const Workload &w = t.cfg->wl;
+    try {
+        for (;;) {
+            if (!t.reader->next(t.next)) {
+                if (!w.tr.loop)
+                    return false;
+                const std::string where = sc_.file + ":" + std::to_string(w.tr.line) + ": tenants[" + std::to_string(ti) +
+                                          "].workload.trace.loop: ";
+                if (t.pass_records == 0)
+                    throw ScenarioError(where + "'" + w.tr.file + "' has no read or write" +
+                                        (w.tr.device.empty() ? "" : " of device '" + w.tr.device + "'") + " to loop over");
+                const auto span = static_cast<std::uint64_t>(
+                    std::llround(static_cast<double>(t.last_time - w.tr.skip_ns) * w.tr.time_scale));
+                if (span == 0)
+                    throw ScenarioError(where + "'" + w.tr.file + "' spans no time, so looping would never advance");
+                t.pass_base += span;
+                t.pass_records = 0;
+                t.reader = std::make_unique<bg::trace::TraceReader>(w.tr.file, w.tr.format);
+                continue;
+            }
+            if (t.next.op == bg::trace::Op::kOther || (!w.tr.device.empty() && t.next.device != w.tr.device) ||
+                t.next.time_ns < w.tr.skip_ns)
+                continue;
+            t.pass_records++;
+            t.last_time = t.next.time_ns;
+            const double at = static_cast<double>(w.start_ns + t.pass_base) +
+                              static_cast<double>(t.next.time_ns - w.tr.skip_ns) * w.tr.time_scale;
+            if (at >= static_cast<double>(w.stop_ns))
+                return false;
+            t.next_at = static_cast<std::uint64_t>(std::llround(at));
+            check_trace_record(ti, t.next);
+            return true;
+        }
+    } catch (const bg::trace::TraceError &e) {
+        throw ScenarioError(e.what());
     }
 }
 
@@ -413,6 +499,17 @@ std::uint32_t Sim::new_io(std::uint32_t ti)
     io = Io{};
     io.arrival = now_;
     io.tenant = static_cast<std::uint16_t>(ti);
+    if (w.trace) {
+        io.size = t.next.length;
+        io.write = t.next.op == bg::trace::Op::kWrite;
+        io.queue = static_cast<std::uint8_t>((t.queue_base + t.rng.below(t.cfg->queues)) % dev_->params().ingress);
+        io.segment = static_cast<std::uint16_t>(t.seg_base + (t.next.offset / w.tr.segment_bytes) % w.segments);
+        const CpuProfile &p = sc_.dpu.cpu[t.cfg->product][io.write ? 1 : 0];
+        io.true_cpu = p.base_ns + static_cast<std::uint32_t>((static_cast<std::uint64_t>(p.per_kib_ns) * io.size) >> 10);
+        res_.tenants[ti].generated++;
+        res_.generated++;
+        return id;
+    }
     const double u = t.rng.uniform();
     std::size_t k = 0;
     while (k + 1 < t.size_cdf.size() && u >= t.size_cdf[k])
@@ -645,7 +742,20 @@ SimResult Sim::run()
         switch (e.kind()) {
         case kStart: {
             const Workload &w = trt_[id].cfg->wl;
-            if (w.closed) {
+            if (w.trace) {
+                try {
+                    trt_[id].reader = std::make_unique<bg::trace::TraceReader>(w.tr.file, w.tr.format);
+                } catch (const bg::trace::TraceError &err) {
+                    throw ScenarioError(err.what());
+                }
+                if (trace_next(id))
+                    push(trt_[id].next_at, kArrival, id);
+                else
+                    res_.warnings.push_back(sc_.file + ":" + std::to_string(w.tr.line) + ": tenants[" + std::to_string(id) +
+                                            "].workload.trace: no read or write" +
+                                            (w.tr.device.empty() ? "" : " of device '" + w.tr.device + "'") + " in '" +
+                                            w.tr.file + "' arrives before stop_ms");
+            } else if (w.closed) {
                 std::vector<std::uint32_t> ids;
                 for (std::uint32_t k = 0; k < w.iodepth && now_ < w.stop_ns; k++)
                     ids.push_back(new_io(id));
@@ -661,6 +771,11 @@ SimResult Sim::run()
             const std::uint32_t io = new_io(id);  // id is the tenant for kStart and kArrival
             offer(std::span<const std::uint32_t>(&io, 1));
             const Workload &w = trt_[id].cfg->wl;
+            if (w.trace) {
+                if (trace_next(id))
+                    push(trt_[id].next_at, kArrival, id);
+                break;
+            }
             const auto next = now_ + static_cast<std::uint64_t>(trt_[id].rng.exponential(1e9 / w.rate_iops));
             if (next < w.stop_ns)
                 push(next, kArrival, id);

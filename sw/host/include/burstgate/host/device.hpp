@@ -38,9 +38,22 @@ public:
     bg_hal hal();
 };
 
+// How to reach an engine beyond its name. Defaults come from the environment so every tool
+// takes them the same way: BG_XCLBIN (path), BG_XRT_DEVICE (index), BG_TRACE (FST file path).
+struct DeviceOptions {
+    std::string xclbin;             // xrt: the xclbin to load
+    unsigned xrt_device = 0;        // xrt: device index
+    std::string trace;              // verilator: write an FST trace here when not empty
+    static DeviceOptions from_env();
+};
+
 // "model", "verilator" or "xrt". Throws std::invalid_argument for an unknown engine and
 // std::runtime_error with one line saying what is missing when the engine cannot start.
+// The model takes `params`; the verilator and xrt engines report the sizes their kernel was
+// built with (params() reads INFO) and throw when they differ from a non-default `params`.
 std::unique_ptr<Device> open_device(const std::string &engine, const AgentParams &params);
+std::unique_ptr<Device> open_device(const std::string &engine, const AgentParams &params,
+                                    const DeviceOptions &options);
 
 // The reference model as a device.
 class ModelDevice final : public Device {

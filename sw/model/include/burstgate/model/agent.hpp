@@ -59,12 +59,14 @@
 
 namespace bg {
 
-// Sizes of one build; the gateware core takes the same parameters (INFO block).
+// Sizes of one build; the gateware core takes the same parameters (INFO block). The defaults
+// are DESIGN.md's small point (64 tenants, 4 queues, 4K segments), the build the Verilator
+// engine and the simulator use unless told otherwise.
 struct AgentParams {
     std::uint32_t tenants = 64;      // 1..BG_TENANTS_MAX
     std::uint32_t ingress = 4;       // 1..BG_QUEUES_MAX
     std::uint32_t egress = 4;        // 1..BG_QUEUES_MAX
-    std::uint32_t segment_bits = BG_SEGMENT_BITS;  // 1..BG_SEGMENT_BITS
+    std::uint32_t segment_bits = 12; // 1..BG_SEGMENT_BITS
 };
 
 struct IoDesc {

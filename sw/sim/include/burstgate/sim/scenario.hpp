@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "burstgate/trace/trace.hpp"
+
 namespace bg::sim {
 
 // A bad scenario. what() is "FILE:LINE: field.path: message".
@@ -59,7 +61,24 @@ struct DualBucketCfg {
     std::uint32_t mu_mbps = 0;  // 0: the software limit in Mbps (swlimit_mbps * 8)
 };
 
+// added: `mode: trace` replays a block trace (bg_trace) open loop: each read or write record
+// arrives at start + (its time since the trace's first record - skip) * time_scale, with its size and
+// direction, on segment (offset / segment_bytes) mod segments. Records of other devices (when
+// `device` is set) and records moving no data (sync, trim) are skipped.
+struct TraceSpec {
+    std::string file;      // resolved: relative to the scenario file's folder
+    bg::trace::Format format = bg::trace::Format::kCloudPhysics;
+    std::string device;    // only this device's records; empty: every record
+    double time_scale = 1.0;
+    std::uint64_t skip_ns = 0;  // records earlier than this (trace time) are skipped; later ones shift down by it
+    bool loop = false;     // start over at the last record's time when the trace ends
+    std::uint64_t segment_bytes = 1ull << 30;
+    int line = 1;          // of the `trace` mapping
+};
+
 struct Workload {
+    bool trace = false;    // added: mode: trace (then `closed` is false and `tr` applies)
+    TraceSpec tr;
     bool closed = true;
     std::uint32_t iodepth = 1;
     double rate_iops = 0;
@@ -100,8 +119,13 @@ struct Scenario {
 // Parse and validate. Throws ScenarioError (file:line: path: message) for every problem the
 // format can have: unknown key, wrong type, negative or out-of-range value, stop before start,
 // shares that do not sum to 1, a bad size, a product without a CPU profile, duplicate names.
-Scenario load_scenario(const std::string &path);
-Scenario parse_scenario(const std::string &yaml_text, const std::string &file_name);
+// added: what a command line may impose on a scenario (burstgate-host replay).
+struct LoadOptions {
+    std::string trace_file, trace_format;  // for every `mode: trace` tenant, instead of the file's
+    std::uint64_t duration_ns = 0;         // instead of duration_ms, when not 0
+};
+Scenario load_scenario(const std::string &path, const LoadOptions &opt = {});
+Scenario parse_scenario(const std::string &yaml_text, const std::string &file_name, const LoadOptions &opt = {});
 
 const char *scheduler_name(Scheduler s);
 // Throws std::invalid_argument for an unknown name.

@@ -1,0 +1,606 @@
+"""The admission stage: per-tenant budgets, the burst list, the shared pools and the four
+schedulers of ``sw/model/include/burstgate/model/agent.hpp``, one descriptor per clock.
+
+The rule is the model's, step for step (``Agent::plan`` and ``Agent::io_costed``); the unit
+tests and the core's cocotb testbench compare every decision with ``burstgate_model.Agent``.
+"""
+
+from amaranth import Array, Cat, Const, Module, Mux, Signal, unsigned
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.memory import Memory
+from amaranth.lib.wiring import In, Out
+
+from . import lfsr
+from .csr import BusSignature, CsrBlock, ExternalSignature
+from .layouts import CostVector, Descriptor
+from .regmap import C, REGMAP
+
+__all__ = ["Admission", "AdmissionInput", "AdmissionDecision"]
+
+_DIMS = C["COST_DIMS"]
+_CPU = C["DIM_CPU"]
+_TENANT_BITS = C["TENANT_BITS"]
+_BURST_ENTRIES = REGMAP.block("TENANT").register("BURST_LIST").count
+_BURST_N_BITS = REGMAP.block("CTRL").register("BURST_N").width
+_WORD_MAX = (1 << 32) - 1
+_SRC_BITS = 3
+_STAMP_BITS = 32  # a window stamp is a WINDOW_INDEX value
+
+#: A costed descriptor with its segment verdict: what admission decides on.
+AdmissionInput = data.StructLayout({
+    "desc": Descriptor,
+    "cost": CostVector,
+    "hot":  unsigned(1),
+})
+
+#: The decision, less what the load balancer and the buffer pool add (egress, prefill).
+AdmissionDecision = data.StructLayout({
+    "tag":    unsigned(C["TAG_BITS"]),
+    "tenant": unsigned(_TENANT_BITS),
+    "queue":  unsigned(C["QUEUE_BITS"]),
+    "source": unsigned(_SRC_BITS),
+    "lender": unsigned(_TENANT_BITS),
+    "hot":    unsigned(1),
+    "cost":   CostVector,
+})
+
+# Window state of a tenant, one RAM word each. ``stamp`` is the window the word was last
+# written in; a word stamped with an older window reads as the COMMIT would have left it
+# (refilled from the grants / cleared), so COMMIT itself touches no RAM.
+_Own = data.StructLayout({       # written only for the tenant that offers the I/O
+    "usage":      CostVector,
+    "throttle":   CostVector,
+    "throttle_n": unsigned(32),
+    "spill_n":    unsigned(32),
+    "stamp":      unsigned(_STAMP_BITS),
+})
+_Lendable = data.StructLayout({  # written for the tenant (OWN) or its lender (BORROW)
+    "rem":   CostVector,
+    "lend":  CostVector,
+    "stamp": unsigned(_STAMP_BITS),
+})
+
+
+def _covers(a, b):
+    """``a`` covers ``b`` in every dimension (``bg_vec_covers``)."""
+    return Cat(*(a[d] >= b[d] for d in range(_DIMS))).all()
+
+
+def _sub(a, b):
+    return Cat(*((a[d] - b[d])[:32] for d in range(_DIMS)))
+
+
+def _add_sat(a, b):
+    sums = []
+    for d in range(_DIMS):
+        s = a[d] + b[d]
+        sums.append(Mux(s[32], _WORD_MAX, s[:32]))
+    return Cat(*sums)
+
+
+def _ram(m, name, shape, depth):
+    mem = Memory(shape=shape, depth=depth, init=[])
+    m.submodules[name] = mem
+    return mem
+
+
+class Admission(wiring.Component):
+    """Decide, for each costed descriptor, which budget pays for it, at one per clock.
+
+    Per descriptor, in the model's order (``agent.hpp``): two 32-step LFSR draws ``r1``,
+    ``r2`` (always); the tenant's active bit; the scheduler's source on the levels as they
+    stand; then, when the source admits, the load balancer's eligibility (``egress_ok``) and
+    the buffer pool (``buffer_ok``) are checked before anything is charged, giving
+    SRC_DEFER_EGRESS / SRC_DEFER_BUFFER with nothing charged; else the source is charged,
+    ``dispatch`` is raised for the load balancer and the buffer pool, and the tenant's usage
+    (and SPILL_N for BORROW/RESERVED) grows. A SRC_DEFER adds to THROTTLE_N and THROTTLE.
+    Every decision is counted (CTRL.IOS, DEFERRED, DEFERRED_EGRESS, DEFERRED_BUFFER); a
+    deferred descriptor leaves the stage like any other, so it never stalls other tenants.
+
+    Pipeline (II = 1; the stages advance together and stop only while ``o`` is held, while
+    ``hold`` is high, or for one cycle after a GRANT/LEND_GRANT write):
+
+    * A0: accepted on ``i``; both draws are taken from the LFSR (two leap matrices);
+    * A1: burst-list indices ``(r * BURST_N) >> 32``; the burst list RAM is read;
+    * A2: the lenders ``b1``, ``b2`` are known; the tenant RAMs are read for the tenant
+      and both lenders;
+    * A3 (decide): the decision is made and written back; ``dispatch`` fires;
+    * the decision is on ``o`` one cycle later (latency 4 from ``i`` to ``o``).
+
+    Read-modify-write hazards are forwarded, never stalled: the RAM read for the descriptor
+    in A3 is re-issued every cycle (so it reflects every write up to the previous cycle),
+    and the one write it cannot see -- the previous cycle's, for the same tenant or lender
+    -- comes from a copy of that write. Back-to-back I/Os of one tenant, of one lender, or a
+    lender that is also the next I/O's tenant, all run at full rate.
+
+    Windows: a COMMIT applies only once the whole datapath is drained (``drained`` high,
+    nothing in A0..A3); until then the stage is held. Applying it increments ``window``;
+    every tenant RAM word stamped with an older window then reads as refilled
+    (REMAINING = GRANT, LENDABLE = LEND_GRANT) or cleared (USAGE, THROTTLE, THROTTLE_N,
+    SPILL_N) -- one cycle, whatever the tenant count. A GRANT or LEND_GRANT write first
+    materializes the tenant's stale word from the old grants, so the window in progress
+    keeps the allocation COMMIT gave it (the model copies at COMMIT). The stamps are
+    WINDOW_INDEX values: a tenant untouched for exactly 2**32 windows would alias.
+
+    Register writes that change admission state (CTRL, TENANT) take effect in the cycle they
+    are on the bus; descriptors already inside A0..A3 see them at whatever stage they are.
+    Firmware therefore writes them while CTRL.WINDOW bit 1 (busy) reads 0, i.e. after TICK
+    and the drain that follows it.
+
+    Parameters
+    ----------
+    tenants : int
+        Tenants implemented, 1..``TENANTS_MAX``; the RAM depth. A descriptor naming a tenant
+        at or above it is deferred (SRC_DEFER, counted in DEFERRED) and touches no tenant
+        state (the model raises instead).
+
+    Members
+    -------
+    i : In(stream.Signature(AdmissionInput))
+        Costed descriptors with their segment verdict. ``ready`` is not gated by the window
+        hold: descriptors already inside the datapath when TICK is written are decided.
+    o : Out(stream.Signature(AdmissionDecision))
+        Decisions, in order. Latency 4 cycles.
+    query_queue : Out(QUEUE_BITS)
+        Ingress queue of the descriptor in A3.
+    egress_ok : In(1)
+        Some egress of ``query_queue``'s set is below LB.DEPTH (combinational, this cycle).
+    buffer_ok : In(1)
+        The buffer pool can give ``query_queue`` a buffer (combinational, this cycle).
+    dispatch : Out(1)
+        The descriptor in A3 is admitted and charged this cycle: the load balancer and the
+        buffer pool must take it in this same cycle.
+    dispatch_cpu_ns : Out(32)
+        Its CPU cost, the load balancer's charge.
+    decided : Out(1)
+        A descriptor is decided this cycle (in A3 and advancing).
+    hold : In(1)
+        Do not decide this cycle (the core orders a completion before the next decision).
+    drained : In(1)
+        Nothing of the rest of the datapath is in flight: a pending COMMIT may apply.
+    held : Out(1)
+        New descriptors must not enter the datapath: between TICK and COMMIT, and while a
+        COMMIT waits for the drain.
+    commit_pending : Out(1)
+        A COMMIT was written and waits for the drain (the core stops completions).
+    commit : Out(1)
+        A COMMIT applies this cycle (the core ticks the segment monitor and the buffer pool).
+    busy : Out(1)
+        A descriptor is inside A0..A3, or a grant write is being materialized.
+    window : Out(32)
+        Windows committed since reset (CTRL.WINDOW_INDEX); the stamps compare against it.
+    completions, bad_completions : In(32)
+        The completion path's counters, read as CTRL.COMPLETIONS / BAD_COMPLETIONS.
+    ctrl_bus : In(BusSignature)
+        The CTRL block (block-relative byte addresses).
+    tenant_bus : In(BusSignature)
+        The TENANT block (block-relative byte addresses).
+    hist_all : Out(ExternalSignature)
+        CTRL.HIST_ALL, owned by the completion path.
+    hist : Out(ExternalSignature)
+        TENANT.HIST, owned by the completion path.
+    """
+
+    def __init__(self, *, tenants=C["TENANTS_MAX"]):
+        if not isinstance(tenants, int) or isinstance(tenants, bool):
+            raise TypeError(f"Tenants must be an integer, not {tenants!r}")
+        if not 1 <= tenants <= C["TENANTS_MAX"]:
+            raise ValueError(f"Tenants must be 1..{C['TENANTS_MAX']}, not {tenants!r}")
+        self._tenants = tenants
+        self._ctrl = REGMAP.block("CTRL")
+        self._tenant = REGMAP.block("TENANT")
+        hist_all = self._ctrl.register("HIST_ALL")
+        hist = self._tenant.register("HIST")
+        super().__init__({
+            "i": In(stream.Signature(AdmissionInput)),
+            "o": Out(stream.Signature(AdmissionDecision)),
+            "query_queue": Out(C["QUEUE_BITS"]),
+            "egress_ok": In(1),
+            "buffer_ok": In(1),
+            "dispatch": Out(1),
+            "dispatch_cpu_ns": Out(32),
+            "decided": Out(1),
+            "hold": In(1),
+            "drained": In(1),
+            "held": Out(1),
+            "commit_pending": Out(1),
+            "commit": Out(1),
+            "busy": Out(1),
+            "window": Out(32),
+            "completions": In(32),
+            "bad_completions": In(32),
+            "ctrl_bus": In(BusSignature(addr_width=(self._ctrl.size - 1).bit_length())),
+            "tenant_bus": In(BusSignature(addr_width=(self._tenant.size - 1).bit_length())),
+            "hist_all": Out(ExternalSignature(count=hist_all.count, width=hist_all.width)),
+            "hist": Out(ExternalSignature(count=hist.count, width=hist.width)),
+        })
+
+    @property
+    def tenants(self):
+        return self._tenants
+
+    def elaborate(self, platform):
+        m = Module()
+        T = self._tenants
+        row_bits = max((T - 1).bit_length(), 1)
+
+        m.submodules.ctrl = ctrl = CsrBlock(block=self._ctrl)
+        m.submodules.tcsr = tcsr = CsrBlock(block=self._tenant)
+        wiring.connect(m, wiring.flipped(self.ctrl_bus), ctrl.bus)
+        wiring.connect(m, wiring.flipped(self.tenant_bus), tcsr.bus)
+        wiring.connect(m, wiring.flipped(self.hist_all), ctrl.ext_hist_all)
+        wiring.connect(m, wiring.flipped(self.hist), tcsr.ext_hist)
+
+        # ---- window control -------------------------------------------------------------
+        tick_held = Signal()        # TICK seen, COMMIT not yet
+        commit_pending = Signal()   # COMMIT seen, waiting for the drain
+        tick_after = Signal()       # TICK written while a COMMIT was pending
+        mat_valid = Signal()        # a grant write is being materialized (cycle 2 of 2)
+        stage_valid = [Signal(name=f"a{n}_valid") for n in range(4)]  # A1, A2, A3 used
+        busy = Signal()
+        m.d.comb += [
+            busy.eq(stage_valid[1] | stage_valid[2] | stage_valid[3] | mat_valid),
+            self.busy.eq(busy),
+            self.held.eq(tick_held | commit_pending),
+            self.commit_pending.eq(commit_pending),
+            self.commit.eq(commit_pending & self.drained & ~busy),
+        ]
+        win = ctrl.ext_window
+        with m.If(self.commit):
+            m.d.sync += [self.window.eq(self.window + 1), commit_pending.eq(0),
+                         tick_held.eq(tick_after), tick_after.eq(0)]
+        with m.If(win.w_en & (win.w_data == C["WINDOW_TICK"])):
+            with m.If(commit_pending & ~self.commit):
+                m.d.sync += tick_after.eq(1)
+            with m.Else():
+                m.d.sync += tick_held.eq(1)
+        with m.If(win.w_en & (win.w_data == C["WINDOW_COMMIT"])):
+            m.d.sync += commit_pending.eq(1)
+        with m.If(win.r_en):
+            m.d.sync += win.r_data.eq(Cat(tick_held | commit_pending, busy | commit_pending | ~self.drained))
+        m.d.comb += ctrl.window_index.eq(self.window)
+
+        # ---- counters and flops of CTRL -----------------------------------------------------
+        ios = Signal(32)
+        deferred = Signal(32)
+        deferred_egress = Signal(32)
+        deferred_buffer = Signal(32)
+        pool_drawn = Signal()
+        m.d.comb += [
+            ctrl.ios.eq(ios), ctrl.deferred.eq(deferred), ctrl.deferred_egress.eq(deferred_egress),
+            ctrl.deferred_buffer.eq(deferred_buffer), ctrl.pool_drawn.eq(pool_drawn),
+            ctrl.completions.eq(self.completions), ctrl.bad_completions.eq(self.bad_completions),
+        ]
+        pool = Signal(CostVector)
+        glob = Signal(CostVector)
+        lfsr_state = Signal(32, init=lfsr.ZERO_SEED)  # bg_lfsr_seed(0): the model's reset
+        active = Signal(T)
+
+        # ---- RAMs ---------------------------------------------------------------------------
+        own = _ram(m, "own", _Own, T)
+        lendable = _ram(m, "lendable", _Lendable, T)
+        base = [_ram(m, f"base{d}", unsigned(32), T) for d in range(_DIMS)]
+        grant = [_ram(m, f"grant{d}", unsigned(32), T) for d in range(_DIMS)]
+        lend_grant = [_ram(m, f"lend_grant{d}", unsigned(32), T) for d in range(_DIMS)]
+        burst = _ram(m, "burst", unsigned(_TENANT_BITS), _BURST_ENTRIES)
+
+        # ---- pipeline control -----------------------------------------------------------
+        advance = Signal()
+        m.d.comb += [
+            advance.eq((~self.o.valid | self.o.ready) & ~self.hold & ~mat_valid),
+            self.i.ready.eq(advance),
+        ]
+        accept = self.i.valid & self.i.ready
+
+        # A0 -> A1: draws.
+        r1 = Signal(32)
+        r2 = Signal(32)
+        m.d.comb += [r1.eq(lfsr.leap(lfsr_state, 32)), r2.eq(lfsr.leap(lfsr_state, 64))]
+        a1 = Signal(AdmissionInput)
+        a1_r = [Signal(32, name="a1_r1"), Signal(32, name="a1_r2")]
+        with m.If(advance):
+            m.d.sync += [stage_valid[1].eq(accept), a1.eq(self.i.payload), a1_r[0].eq(r1), a1_r[1].eq(r2)]
+        with m.If(accept):
+            m.d.sync += lfsr_state.eq(r2)
+
+        # A1 -> A2: burst-list indices and the burst list read.
+        n = ctrl.burst_n
+        a2 = Signal(AdmissionInput)
+        a2_idx = [Signal(_BURST_N_BITS, name=f"a2_idx{j}") for j in (1, 2)]
+        a2_use = [Signal(name=f"a2_use{j}") for j in (1, 2)]
+        idx = [Signal(_BURST_N_BITS, name=f"a1_idx{j}") for j in (1, 2)]
+        burst_rp = []
+        for j in range(2):
+            m.d.comb += idx[j].eq((a1_r[j] * n) >> 32)
+            rp = burst.read_port()
+            addr = Mux(advance, idx[j], a2_idx[j])
+            m.d.comb += [rp.addr.eq(addr[:(_BURST_ENTRIES - 1).bit_length()]), rp.en.eq(1)]
+            burst_rp.append(rp)
+        with m.If(advance):
+            m.d.sync += [stage_valid[2].eq(stage_valid[1]), a2.eq(a1)]
+            for j in range(2):
+                m.d.sync += [a2_idx[j].eq(idx[j]), a2_use[j].eq((n != 0) & (idx[j] < _BURST_ENTRIES))]
+
+        # A2 -> A3: tenant and lender reads.
+        a3 = Signal(AdmissionInput)
+        a3_b = [Signal(_TENANT_BITS, name=f"a3_b{j}") for j in (1, 2)]
+        a3_use = [Signal(name=f"a3_use{j}") for j in (1, 2)]
+        a2_b = [burst_rp[j].data for j in range(2)]
+        with m.If(advance):
+            m.d.sync += [stage_valid[3].eq(stage_valid[2]), a3.eq(a2)]
+            for j in range(2):
+                m.d.sync += [a3_b[j].eq(a2_b[j]), a3_use[j].eq(a2_use[j])]
+
+        def read(mem, a2_addr, a3_addr):
+            """A read port re-issued every cycle for the descriptor that is in A3 next cycle."""
+            rp = mem.read_port()
+            m.d.comb += [rp.addr.eq(Mux(advance, a2_addr, a3_addr)[:row_bits]), rp.en.eq(1)]
+            return rp.data
+
+        k2, k3 = a2.desc.tenant, a3.desc.tenant
+        own_k = read(own, k2, k3)
+        lendable_x = [read(lendable, k2, k3)] + [read(lendable, a2_b[j], a3_b[j]) for j in range(2)]
+        base_k = [read(base[d], k2, k3) for d in range(_DIMS)]
+        grant_x = [[read(grant[d], a, b) for d in range(_DIMS)]
+                   for a, b in ((k2, k3), (a2_b[0], a3_b[0]), (a2_b[1], a3_b[1]))]
+        lend_grant_x = [[read(lend_grant[d], a, b) for d in range(_DIMS)]
+                        for a, b in ((k2, k3), (a2_b[0], a3_b[0]), (a2_b[1], a3_b[1]))]
+
+        # The previous cycle's writes, which the reads above cannot see yet.
+        own_wp = own.write_port()
+        lendable_wp = lendable.write_port()
+        own_last = Signal(_Own)
+        own_last_row = Signal(_TENANT_BITS)
+        own_last_valid = Signal()
+        lendable_last = Signal(_Lendable)
+        lendable_last_row = Signal(_TENANT_BITS)
+        lendable_last_valid = Signal()
+        m.d.sync += [
+            own_last_valid.eq(own_wp.en), own_last_row.eq(own_wp.addr), own_last.eq(own_wp.data),
+            lendable_last_valid.eq(lendable_wp.en), lendable_last_row.eq(lendable_wp.addr),
+            lendable_last.eq(lendable_wp.data),
+        ]
+
+        def current_own(word, row):
+            """The word as it stands now: forwarded, then cleared if from an older window."""
+            fwd = _Own(Mux(own_last_valid & (own_last_row == row), own_last, word))
+            cur = Signal(_Own, name=f"own_cur_{len(names)}")
+            names.append(cur)
+            m.d.comb += cur.eq(Mux(fwd.stamp == self.window, fwd, Cat(Const(0, 320), self.window)))
+            return cur
+
+        def current_lendable(word, row, grant_v, lend_v):
+            fwd = _Lendable(Mux(lendable_last_valid & (lendable_last_row == row), lendable_last, word))
+            cur = Signal(_Lendable, name=f"lendable_cur_{len(names)}")
+            names.append(cur)
+            m.d.comb += cur.eq(Mux(fwd.stamp == self.window, fwd,
+                                   Cat(*grant_v, *lend_v, self.window)))
+            return cur
+        names = []
+
+        # ---- A3: decide ---------------------------------------------------------------------
+        c = a3.cost
+        tenant_ok = Signal()
+        m.d.comb += tenant_ok.eq(k3 < T)
+        ok_k = current_own(own_k, k3)
+        lx = [current_lendable(lendable_x[0], k3, grant_x[0], lend_grant_x[0])]
+        lx += [current_lendable(lendable_x[j + 1], a3_b[j], grant_x[j + 1], lend_grant_x[j + 1])
+               for j in range(2)]
+        rem_k = lx[0].rem
+        within = Cat(*((ok_k.usage[d] + c[d]) <= base_k[d] for d in range(_DIMS))).all()
+        ok_b = [Signal(name=f"lender_ok{j + 1}") for j in range(2)]
+        for j in range(2):
+            m.d.comb += ok_b[j].eq(a3_use[j] & (a3_b[j] < T) & _covers(lx[j + 1].rem, c)
+                                   & _covers(lx[j + 1].lend, c))
+        pool_ok = ~a3.hot & _covers(pool, c)
+        own_ok = _covers(rem_k, c)
+        glob_ok = _covers(glob, c)
+        b2_richer = lx[2].lend[_CPU] > lx[1].lend[_CPU]
+
+        src = Signal(_SRC_BITS)
+        lender = Signal(_TENANT_BITS)
+        lender_sel = Signal(2)  # which lendable word is charged: 0 tenant, 1 b1, 2 b2
+        with m.Switch(ctrl.scheduler):
+            with m.Case(C["SCHED_BIOS"]):
+                with m.If(own_ok):
+                    m.d.comb += src.eq(C["SRC_OWN"])
+                with m.Elif(~within):
+                    m.d.comb += src.eq(C["SRC_DEFER"])
+                with m.Elif(ok_b[0] & ok_b[1]):
+                    m.d.comb += [src.eq(C["SRC_BORROW"]), lender_sel.eq(Mux(b2_richer, 2, 1))]
+                with m.Elif(ok_b[0]):
+                    m.d.comb += [src.eq(C["SRC_BORROW"]), lender_sel.eq(1)]
+                with m.Elif(ok_b[1]):
+                    m.d.comb += [src.eq(C["SRC_BORROW"]), lender_sel.eq(2)]
+                with m.Elif(pool_ok):
+                    m.d.comb += src.eq(C["SRC_RESERVED"])
+                with m.Else():
+                    m.d.comb += src.eq(C["SRC_DEFER"])
+            with m.Case(C["SCHED_BASE"]):
+                m.d.comb += src.eq(Mux(own_ok, C["SRC_OWN"], C["SRC_DEFER"]))
+            with m.Case(C["SCHED_WILD"]):
+                m.d.comb += src.eq(Mux(own_ok & glob_ok, C["SRC_OWN"], C["SRC_DEFER"]))
+            with m.Case(C["SCHED_DUALBUCKET"]):
+                with m.If(glob_ok):
+                    m.d.comb += src.eq(C["SRC_OWN"])
+                with m.Elif(pool_ok):
+                    m.d.comb += src.eq(C["SRC_RESERVED"])
+                with m.Else():
+                    m.d.comb += src.eq(C["SRC_DEFER"])
+        with m.If(~tenant_ok):
+            m.d.comb += src.eq(C["SRC_DEFER"])
+        m.d.comb += lender.eq(Mux(lender_sel == 2, a3_b[1], a3_b[0]))
+
+        decide = Signal()
+        admits = Signal()
+        m.d.comb += [
+            decide.eq(stage_valid[3] & advance),
+            admits.eq(src < C["SRC_DEFER"]),
+            self.decided.eq(decide),
+            self.query_queue.eq(a3.desc.queue),
+            self.dispatch_cpu_ns.eq(c[_CPU]),
+        ]
+        final = Signal(_SRC_BITS)
+        with m.If(~admits):
+            m.d.comb += final.eq(src)
+        with m.Elif(~self.egress_ok):
+            m.d.comb += final.eq(C["SRC_DEFER_EGRESS"])
+        with m.Elif(~self.buffer_ok):
+            m.d.comb += final.eq(C["SRC_DEFER_BUFFER"])
+        with m.Else():
+            m.d.comb += final.eq(src)
+        charge = Signal()
+        m.d.comb += [charge.eq(decide & admits & self.egress_ok & self.buffer_ok), self.dispatch.eq(charge)]
+
+        # Write-back of the tenant's own word: every decided descriptor of a real tenant.
+        new_own = Signal(_Own)
+        m.d.comb += new_own.eq(ok_k)
+        with m.If(final == C["SRC_DEFER"]):
+            m.d.comb += [new_own.throttle_n.eq(ok_k.throttle_n + 1),
+                         new_own.throttle.eq(_add_sat(ok_k.throttle, c))]
+        with m.If(charge):
+            m.d.comb += new_own.usage.eq(_add_sat(ok_k.usage, c))
+            with m.If((src == C["SRC_BORROW"]) | (src == C["SRC_RESERVED"])):
+                m.d.comb += new_own.spill_n.eq(ok_k.spill_n + 1)
+
+        # Write-back of the lendable word that pays: the tenant (OWN) or the lender (BORROW).
+        new_lendable = Signal(_Lendable)
+        lendable_row = Signal(_TENANT_BITS)
+        lendable_write = Signal()
+        paying = _Lendable(Mux(src == C["SRC_BORROW"], Mux(lender_sel == 2, lx[2], lx[1]), lx[0]))
+        m.d.comb += [
+            new_lendable.rem.eq(_sub(paying.rem, c)),
+            new_lendable.lend.eq(Mux(src == C["SRC_BORROW"], _sub(paying.lend, c), paying.lend)),
+            new_lendable.stamp.eq(self.window),
+            lendable_row.eq(Mux(src == C["SRC_BORROW"], lender, k3)),
+            lendable_write.eq(charge & ((src == C["SRC_BORROW"]) |
+                                        ((src == C["SRC_OWN"]) & (ctrl.scheduler != C["SCHED_DUALBUCKET"])))),
+        ]
+
+        with m.If(decide):
+            m.d.sync += ios.eq(ios + 1)
+            with m.If(final == C["SRC_DEFER"]):
+                m.d.sync += deferred.eq(deferred + 1)
+            with m.If(final == C["SRC_DEFER_EGRESS"]):
+                m.d.sync += deferred_egress.eq(deferred_egress + 1)
+            with m.If(final == C["SRC_DEFER_BUFFER"]):
+                m.d.sync += deferred_buffer.eq(deferred_buffer + 1)
+            with m.If(tenant_ok):
+                m.d.sync += active.bit_select(k3[:row_bits], 1).eq(1)
+        with m.If(charge):
+            with m.If((src == C["SRC_OWN"]) & (ctrl.scheduler != C["SCHED_BIOS"])
+                      & (ctrl.scheduler != C["SCHED_BASE"])):
+                m.d.sync += glob.eq(_sub(glob, c))
+            with m.If(src == C["SRC_RESERVED"]):
+                m.d.sync += [pool.eq(_sub(pool, c)), pool_drawn.eq(1)]
+
+        # Output register: valid drops when taken without a new decision behind it.
+        with m.If(self.o.valid & self.o.ready):
+            m.d.sync += self.o.valid.eq(0)
+        with m.If(advance):
+            m.d.sync += [
+                self.o.valid.eq(stage_valid[3]),
+                self.o.payload.tag.eq(a3.desc.tag),
+                self.o.payload.tenant.eq(k3),
+                self.o.payload.queue.eq(a3.desc.queue),
+                self.o.payload.source.eq(final),
+                self.o.payload.lender.eq(Mux(final == C["SRC_BORROW"], lender, 0)),
+                self.o.payload.hot.eq(a3.hot),
+                self.o.payload.cost.eq(c),
+            ]
+
+        # ---- register access ------------------------------------------------------------
+        ext = {r.name: getattr(tcsr, f"ext_{r.name.lower()}") for r in self._tenant.registers
+               if r.name != "HIST"}
+        vectors = ("RES_BASE", "GRANT", "LEND_GRANT", "REMAINING", "LENDABLE", "USAGE", "THROTTLE")
+        scalars = ("THROTTLE_N", "SPILL_N")
+        csr_row = Signal(_TENANT_BITS)   # the row of this cycle's TENANT access
+        csr_dim = Signal(2)
+        for name in vectors:
+            with m.If(ext[name].r_en | ext[name].w_en):
+                m.d.comb += [csr_row.eq(ext[name].index[2:]), csr_dim.eq(ext[name].index[:2])]
+        for name in scalars:
+            with m.If(ext[name].r_en):
+                m.d.comb += csr_row.eq(ext[name].index)
+        csr_row_ok = csr_row < T
+
+        def csr_read(mem):
+            rp = mem.read_port()
+            m.d.comb += [rp.addr.eq(csr_row[:row_bits]), rp.en.eq(1)]
+            return rp.data
+        own_csr = csr_read(own)
+        lendable_csr = csr_read(lendable)
+        base_csr = Array(csr_read(base[d]) for d in range(_DIMS))
+        grant_csr = [csr_read(grant[d]) for d in range(_DIMS)]
+        lend_grant_csr = [csr_read(lend_grant[d]) for d in range(_DIMS)]
+        burst_csr = burst.read_port()
+        m.d.comb += [burst_csr.addr.eq(ext["BURST_LIST"].index), burst_csr.en.eq(1)]
+
+        r_row = Signal(_TENANT_BITS)
+        r_dim = Signal(2)
+        r_ok = Signal()
+        m.d.sync += [r_row.eq(csr_row), r_dim.eq(csr_dim), r_ok.eq(csr_row_ok)]
+        own_r = current_own(own_csr, r_row)
+        lendable_r = current_lendable(lendable_csr, r_row, grant_csr, lend_grant_csr)
+        zero = Const(0, 32)
+        values = {
+            "RES_BASE": base_csr[r_dim], "GRANT": Array(grant_csr)[r_dim],
+            "LEND_GRANT": Array(lend_grant_csr)[r_dim],
+            "REMAINING": lendable_r.rem[r_dim], "LENDABLE": lendable_r.lend[r_dim],
+            "USAGE": own_r.usage[r_dim], "THROTTLE": own_r.throttle[r_dim],
+            "THROTTLE_N": own_r.throttle_n, "SPILL_N": own_r.spill_n,
+        }
+        for name, value in values.items():
+            m.d.comb += ext[name].r_data.eq(Mux(r_ok, value, zero))
+        m.d.comb += ext["BURST_LIST"].r_data.eq(burst_csr.data)
+
+        # Config writes land at once; a grant write also materializes the tenant's window word
+        # from the old grants, which the csr ports read in this same cycle.
+        for name, mems in (("RES_BASE", base), ("GRANT", grant), ("LEND_GRANT", lend_grant)):
+            for d in range(_DIMS):
+                wp = mems[d].write_port()
+                e = ext[name]
+                m.d.comb += [wp.addr.eq(e.index[2:][:row_bits]), wp.data.eq(e.w_data),
+                             wp.en.eq(e.w_en & (e.index[:2] == d) & (e.index[2:] < T))]
+        bwp = burst.write_port()
+        m.d.comb += [bwp.addr.eq(ext["BURST_LIST"].index), bwp.data.eq(ext["BURST_LIST"].w_data),
+                     bwp.en.eq(ext["BURST_LIST"].w_en)]
+        mat_row = Signal(_TENANT_BITS)
+        m.d.sync += [
+            mat_valid.eq((ext["GRANT"].w_en | ext["LEND_GRANT"].w_en) & csr_row_ok),
+            mat_row.eq(csr_row),
+        ]
+        mat_word = Signal(_Lendable)
+        m.d.comb += mat_word.eq(Cat(*grant_csr, *lend_grant_csr, self.window))
+        mat_stale = Signal()
+        m.d.comb += mat_stale.eq((lendable_csr.stamp != self.window)
+                                 & ~(lendable_last_valid & (lendable_last_row == mat_row)))
+        with m.If(mat_valid):
+            m.d.comb += [lendable_wp.addr.eq(mat_row), lendable_wp.data.eq(mat_word),
+                         lendable_wp.en.eq(mat_stale)]
+        with m.Else():
+            m.d.comb += [lendable_wp.addr.eq(lendable_row), lendable_wp.data.eq(new_lendable),
+                         lendable_wp.en.eq(lendable_write)]
+        m.d.comb += [own_wp.addr.eq(k3[:row_bits]), own_wp.data.eq(new_own), own_wp.en.eq(decide & tenant_ok)]
+
+        # CTRL externals: the pools, the LFSR, the active bits. A bus write wins over the
+        # datapath's update of the same cycle (firmware writes them while drained anyway).
+        for reg, vec in ((ctrl.ext_pool, pool), (ctrl.ext_global, glob)):
+            with m.If(reg.w_en):
+                m.d.sync += vec[reg.index].eq(reg.w_data)
+            with m.If(reg.r_en):
+                m.d.sync += reg.r_data.eq(vec[reg.index])
+        seed = ctrl.ext_seed
+        with m.If(seed.w_en):
+            m.d.sync += lfsr_state.eq(lfsr.seeded(seed.w_data))
+        with m.If(seed.r_en):
+            m.d.sync += seed.r_data.eq(lfsr_state)
+        act = ctrl.ext_active
+        n_words = (T + 31) // 32
+        padded = Cat(active, Const(0, 32 * n_words - T)) if 32 * n_words > T else active
+        words = Array(padded[32 * w: 32 * w + 32] for w in range(n_words))
+        with m.If(act.r_en):
+            m.d.sync += act.r_data.eq(Mux(act.index < len(words), words[act.index], 0))
+        with m.If(self.commit):
+            m.d.sync += [active.eq(0), pool_drawn.eq(0)]
+        return m

@@ -1,0 +1,199 @@
+// Cycle loop: inputs for a cycle are driven, the model settles with the clock low, the
+// handshakes of that cycle are sampled, the rising edge is applied, and the memory and the
+// host update their state from what was sampled -- the order a real AXI slave sees.
+#include "burstgate/sim/kernel_sim.hpp"
+
+#include <cstring>
+#include <stdexcept>
+
+#include "Vbg_kernel.h"
+#include "verilated.h"
+#include "verilated_fst_c.h"
+
+namespace bg::sim {
+
+namespace {
+constexpr unsigned beat_bytes = 16;  // m_axi_gmem data width: 128 bits
+constexpr std::uint64_t access_limit = 1000;  // cycles an AXI4-Lite access may take
+}  // namespace
+
+KernelSim::KernelSim(std::size_t memory_bytes, unsigned read_latency, const std::string &trace)
+    : ctx_(std::make_unique<VerilatedContext>()), mem_(memory_bytes, 0), read_latency_(read_latency)
+{
+    if (!trace.empty())
+        ctx_->traceEverOn(true);
+    top_ = std::make_unique<Vbg_kernel>(ctx_.get(), "bg_kernel");
+    if (!trace.empty()) {
+        fst_ = std::make_unique<VerilatedFstC>();
+        top_->trace(fst_.get(), 99);
+        fst_->open(trace.c_str());
+    }
+    reset();
+}
+
+KernelSim::~KernelSim()
+{
+    if (fst_)
+        fst_->close();
+    top_->final();
+}
+
+// Verilator renames the port: "interrupt" is a reserved word in its C++ output.
+bool KernelSim::interrupt() const { return top_->__SYM__interrupt; }
+
+void KernelSim::reset()
+{
+    Vbg_kernel &t = *top_;
+    t.ap_rst_n = 0;
+    t.s_axi_control_awvalid = t.s_axi_control_wvalid = t.s_axi_control_arvalid = 0;
+    t.s_axi_control_bready = t.s_axi_control_rready = 0;
+    t.s_axi_control_wstrb = 0xF;
+    for (int i = 0; i < 4; i++)
+        tick();
+    t.ap_rst_n = 1;
+    tick();
+}
+
+void KernelSim::tick()
+{
+    Vbg_kernel &t = *top_;
+    // The memory's side of this cycle, from its state.
+    t.m_axi_gmem_arready = reads_.size() < 8;
+    t.m_axi_gmem_awready = writes_.size() < 8;
+    t.m_axi_gmem_wready = !writes_.empty();
+    const bool rvalid = !reads_.empty() && reads_.front().due <= cycle_;
+    t.m_axi_gmem_rvalid = rvalid;
+    if (rvalid) {
+        const Burst &b = reads_.front();
+        const std::uint64_t addr = b.addr + std::uint64_t{read_beat_} * beat_bytes;
+        const bool ok = in_range(addr, beat_bytes);
+        for (unsigned w = 0; w < beat_bytes / 4; w++) {
+            std::uint32_t word = 0;
+            if (ok)
+                std::memcpy(&word, &mem_[addr + 4 * w], 4);
+            t.m_axi_gmem_rdata[w] = word;
+        }
+        t.m_axi_gmem_rresp = ok ? 0 : 2;
+        t.m_axi_gmem_rlast = read_beat_ + 1 == b.beats;
+        t.m_axi_gmem_rid = b.id;
+    }
+    t.m_axi_gmem_bvalid = !bresp_.empty();
+    if (!bresp_.empty()) {
+        t.m_axi_gmem_bid = bresp_.front().first;
+        t.m_axi_gmem_bresp = bresp_.front().second;
+    }
+
+    t.ap_clk = 0;
+    t.eval();
+    if (fst_)
+        fst_->dump(2 * cycle_);
+    // Sample this cycle's handshakes: the host's (AXI4-Lite) for write32/read32, the memory's.
+    lite_.aw_w = t.s_axi_control_awready && t.s_axi_control_wready;
+    lite_.ar = t.s_axi_control_arready;
+    lite_.b = t.s_axi_control_bvalid;
+    lite_.r = t.s_axi_control_rvalid;
+    lite_.rdata = t.s_axi_control_rdata;
+    const bool ar = t.m_axi_gmem_arvalid && t.m_axi_gmem_arready;
+    const Burst ar_burst{t.m_axi_gmem_araddr, t.m_axi_gmem_arlen + 1u, t.m_axi_gmem_arid, cycle_ + 1 + read_latency_};
+    const bool aw = t.m_axi_gmem_awvalid && t.m_axi_gmem_awready;
+    const Burst aw_burst{t.m_axi_gmem_awaddr, t.m_axi_gmem_awlen + 1u, t.m_axi_gmem_awid, 0};
+    const bool r = rvalid && t.m_axi_gmem_rready;
+    const bool b = t.m_axi_gmem_bvalid && t.m_axi_gmem_bready;
+    const bool w = t.m_axi_gmem_wvalid && t.m_axi_gmem_wready;
+    if (w) {
+        const Burst &wb = writes_.front();
+        const std::uint64_t addr = wb.addr + std::uint64_t{write_beat_} * beat_bytes;
+        if (in_range(addr, beat_bytes)) {
+            for (unsigned i = 0; i < beat_bytes; i++)
+                if (t.m_axi_gmem_wstrb >> i & 1)
+                    mem_[addr + i] = static_cast<std::uint8_t>(t.m_axi_gmem_wdata[i / 4] >> (8 * (i % 4)));
+        } else {
+            write_error_ = true;
+        }
+    }
+    const bool wlast = w && t.m_axi_gmem_wlast;
+
+    t.ap_clk = 1;
+    t.eval();
+    if (fst_)
+        fst_->dump(2 * cycle_ + 1);
+    cycle_++;
+
+    if (ar)
+        reads_.push_back(ar_burst);
+    if (r && ++read_beat_ == reads_.front().beats) {
+        reads_.pop_front();
+        read_beat_ = 0;
+    }
+    if (b)
+        bresp_.pop_front();
+    if (w) {
+        write_beat_++;
+        if (wlast) {
+            bresp_.emplace_back(writes_.front().id, write_error_ || write_beat_ != writes_.front().beats ? 2u : 0u);
+            writes_.pop_front();
+            write_beat_ = 0;
+            write_error_ = false;
+        }
+    }
+    if (aw)
+        writes_.push_back(aw_burst);
+}
+
+void KernelSim::run(std::uint64_t cycles)
+{
+    for (std::uint64_t i = 0; i < cycles; i++)
+        tick();
+}
+
+void KernelSim::write32(std::uint32_t addr, std::uint32_t value)
+{
+    Vbg_kernel &t = *top_;
+    t.s_axi_control_awaddr = addr;
+    t.s_axi_control_wdata = value;
+    t.s_axi_control_awvalid = t.s_axi_control_wvalid = 1;
+    for (std::uint64_t n = 0;; n++) {
+        if (n == access_limit)
+            throw std::runtime_error("verilator: s_axi_control write " + std::to_string(addr) + " not accepted");
+        tick();
+        if (lite_.aw_w)
+            break;
+    }
+    t.s_axi_control_awvalid = t.s_axi_control_wvalid = 0;
+    t.s_axi_control_bready = 1;
+    for (std::uint64_t n = 0;; n++) {
+        if (n == access_limit)
+            throw std::runtime_error("verilator: s_axi_control write " + std::to_string(addr) + " got no response");
+        tick();
+        if (lite_.b)
+            break;
+    }
+    t.s_axi_control_bready = 0;
+}
+
+std::uint32_t KernelSim::read32(std::uint32_t addr)
+{
+    Vbg_kernel &t = *top_;
+    t.s_axi_control_araddr = addr;
+    t.s_axi_control_arvalid = 1;
+    for (std::uint64_t n = 0;; n++) {
+        if (n == access_limit)
+            throw std::runtime_error("verilator: s_axi_control read " + std::to_string(addr) + " not accepted");
+        tick();
+        if (lite_.ar)
+            break;
+    }
+    t.s_axi_control_arvalid = 0;
+    t.s_axi_control_rready = 1;
+    for (std::uint64_t n = 0;; n++) {
+        if (n == access_limit)
+            throw std::runtime_error("verilator: s_axi_control read " + std::to_string(addr) + " got no data");
+        tick();
+        if (lite_.r)
+            break;
+    }
+    t.s_axi_control_rready = 0;
+    return lite_.rdata;
+}
+
+}  // namespace bg::sim
