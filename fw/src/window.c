@@ -40,6 +40,17 @@ static void read_active(bg_fw *fw, const bg_hal *hal)
     }
 }
 
+/* After TICK, descriptors already in the pipeline are still being decided (CTRL.WINDOW bit 1);
+ * the counters stand still only once it clears. Bounded, so a wedged datapath costs a counted
+ * timeout rather than a hung control loop. */
+static void wait_drained(bg_fw *fw, const bg_hal *hal)
+{
+    for (uint32_t polls = 0; polls < BG_FW_DRAIN_POLLS; polls++)
+        if (!(bg_hal_read(hal, BG_CTRL_WINDOW) & 2u))
+            return;
+    fw->drain_timeouts++;
+}
+
 int bg_fw_init(bg_fw *fw, const bg_fw_config *cfg, bg_bios_tenant *t, bg_bios_usage *u,
                uint16_t *sched_list, uint16_t *burst_list, uint32_t n, const bg_hal *hal)
 {
@@ -64,11 +75,13 @@ int bg_fw_init(bg_fw *fw, const bg_fw_config *cfg, bg_bios_tenant *t, bg_bios_us
     fw->t = t;
     fw->u = u;
     fw->windows = 0;
+    fw->drain_timeouts = 0;
     bg_lh_clear(&fw->hist);
     for (unsigned w = 0; w < BG_BIOS_BITMAP_WORDS; w++)
         fw->active[w] = 0;
 
     bg_hal_write(hal, BG_CTRL_WINDOW, BG_WINDOW_TICK);
+    wait_drained(fw, hal);
     bg_hal_write(hal, BG_CTRL_SCHEDULER, cfg->scheduler);
     bg_hal_write(hal, BG_CTRL_BURST_N, 0);
     const bg_vec zero = {{0}};
@@ -179,6 +192,7 @@ static void window_costadj(bg_fw *fw, const bg_hal *hal)
 void bg_fw_window(bg_fw *fw, const bg_hal *hal)
 {
     bg_hal_write(hal, BG_CTRL_WINDOW, BG_WINDOW_TICK);
+    wait_drained(fw, hal);
     read_active(fw, hal);
     if (fw->cfg.scheduler == BG_SCHED_DUALBUCKET || fw->cfg.costadj)
         bg_lh_read_hal(hal, BG_CTRL_HIST_ALL(0), &fw->hist);

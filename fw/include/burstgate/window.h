@@ -4,7 +4,8 @@
  * and TENANT blocks, and everything it decides it writes back there (docs/registers.md).
  *
  * One window, bg_fw_window():
- *   WINDOW = TICK                      admission holds; the window's counters stand still
+ *   WINDOW = TICK                      admission holds; once CTRL.WINDOW bit 1 reads 0 (the
+ *                                      pipeline has drained) the window's counters stand still
  *   read ACTIVE, then per tenant the scheduler looks at: USAGE, THROTTLE, THROTTLE_N, SPILL_N
  *   bios:       bg_bios_run; write GRANT and LEND_GRANT of every scheduled tenant, the burst
  *               list, BURST_N and POOL (the reserved pool)
@@ -33,6 +34,9 @@
 extern "C" {
 #endif
 
+/* Reads of CTRL.WINDOW after TICK before the loop gives up waiting for the drain. */
+#define BG_FW_DRAIN_POLLS 4096u
+
 enum {
     BG_FW_OK = 0,
     BG_FW_E_SCHEDULER = -10, /* scheduler is not a BG_SCHED_* value */
@@ -60,6 +64,7 @@ typedef struct bg_fw {
     bg_lhist hist;          /* the last window's HIST_ALL */
     uint64_t active[BG_BIOS_BITMAP_WORDS];
     uint32_t windows;       /* windows run */
+    uint32_t drain_timeouts; /* windows whose TICK did not drain within BG_FW_DRAIN_POLLS reads */
     const char *err_field;  /* with BG_FW_E_DUALBUCKET / BG_FW_E_COSTADJ */
 } bg_fw;
 

@@ -134,8 +134,11 @@ _CTRL = Block(
                  doc="Admission rule: SCHED_BIOS, SCHED_BASE, SCHED_WILD or SCHED_DUALBUCKET "
                      "(see burstgate/model/agent.hpp for each rule)."),
         Register("WINDOW", 0x004, 2, storage="external",
-                 doc="Write WINDOW_TICK or WINDOW_COMMIT (other values are ignored). Reads "
-                     "bit 0: admission held (between TICK and COMMIT)."),
+                 doc="Write WINDOW_TICK or WINDOW_COMMIT (other values are ignored), once "
+                     "each per window. Reads bit 0: admission held (between TICK and COMMIT); "
+                     "bit 1: the pipeline is busy (descriptors or a COMMIT still in flight). "
+                     "After TICK, wait for bit 1 = 0 before writing CTRL, LB, BPOOL, SEGMON or "
+                     "TENANT registers (the model is never busy)."),
         Register("WINDOW_INDEX", 0x008, 32, access="ro",
                  doc="Windows committed since reset (wraps)."),
         Register("SEED", 0x00C, 32, storage="external",

@@ -102,10 +102,12 @@ std::uint32_t Agent::hal_read(void *ctx, std::uint32_t addr) { return static_cas
         if (!within_base(t.usage, c, t.base))
             return {BG_SRC_DEFER, 0};
         if (burst_n_ > 0) {
+            // BURST_N is 11 bits: a draw past the list's 1024 entries, or an entry naming a
+            // tenant this build lacks, lends nothing (as in the gateware).
             const std::uint64_t n = burst_n_;
-            const std::uint16_t b1 = burst_list_[(r1 * n) >> 32];
-            const std::uint16_t b2 = burst_list_[(r2 * n) >> 32];
-            // A list entry naming a tenant this build lacks lends nothing.
+            const std::uint64_t i1 = (r1 * n) >> 32, i2 = (r2 * n) >> 32;
+            const std::uint16_t b1 = i1 < burst_list_.size() ? burst_list_[i1] : std::uint16_t{0xFFFF};
+            const std::uint16_t b2 = i2 < burst_list_.size() ? burst_list_[i2] : std::uint16_t{0xFFFF};
             const bool ok1 = b1 < p_.tenants && covers(t_[b1].rem, c) && covers(t_[b1].lend, c);
             const bool ok2 = b2 < p_.tenants && covers(t_[b2].rem, c) && covers(t_[b2].lend, c);
             if (ok1 && ok2)
@@ -253,10 +255,15 @@ void Agent::rebuild_buffers()
 {
     // The configuration applies only to an idle pool (BPOOL block doc); a write while any
     // I/O is in flight keeps the running pool and the registers read back what is in force.
+    // The same holds for a configuration the pool cannot count (a queue's dedicated plus
+    // shared buffers above 2^BP_COUNT_BITS - 1): a register write never throws.
     for (unsigned q = 0; q < p_.ingress; q++)
         if (bpool_.inflight(q) != 0)
             return;
-    bpool_ = BufferPool(bp_cfg_);
+    try {
+        bpool_ = BufferPool(bp_cfg_);
+    } catch (const std::invalid_argument &) {
+    }
 }
 
 // The TENANT block is decoded by address arithmetic, not by trying each array in turn: the
