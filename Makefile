@@ -29,7 +29,7 @@ COST_DESCRIPTORS_LONG ?= 1000000
 
 .PHONY: help
 help: ## list the targets
-	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
+	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
 $(ENV_MK): requirements.lock pyproject.toml scripts/deb-deps.sh
 	bash scripts/deb-deps.sh
