@@ -98,6 +98,22 @@ def test_replay_reports_exactly_the_traces_ios(tmp_path):
     assert json.loads(wild.stdout)["scheduler"] == "wild" and json.loads(wild.stdout)["duration_ms"] == 90
 
 
+def test_replay_on_the_verilated_kernel_equals_the_model(tmp_path):
+    """The shared trace end to end through the generated RTL (bg_kernel around the core, with
+    its rings, driven by the same host program): the report equals the model's but for the
+    engine. A decision, counter or histogram bucket differing anywhere changes the report."""
+    reports = {}
+    for engine in ("model", "verilator"):
+        out = tmp_path / f"{engine}.json"
+        result = run("replay", "--trace", TRACE, "--format", "cloudphysics", "--tenants", tenants_file(tmp_path),
+                     "--engine", engine, "--out", out, "--quiet")
+        assert result.returncode == 0, result.stderr
+        reports[engine] = json.loads(out.read_text())
+    assert reports["verilator"].pop("engine") == "verilator" and reports["model"].pop("engine") == "model"
+    assert reports["verilator"]["tenants"][0]["generated"] > 0
+    assert reports["verilator"] == reports["model"]
+
+
 def test_replay_of_a_device_the_trace_lacks_generates_nothing(tmp_path):
     text = tenants_file(tmp_path).read_text().replace('device: "0"', 'device: "9"')
     path = tmp_path / "other.yaml"
