@@ -14,13 +14,12 @@ window:
 
 import random
 
+import burstgate_model as bm
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from burstgate.regmap import REGMAP, C
-
-bm = pytest.importorskip("burstgate_model")
 
 _CTRL = REGMAP.block("CTRL")
 _TENANT = REGMAP.block("TENANT")
