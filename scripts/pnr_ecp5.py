@@ -27,8 +27,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "rtl"))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from burstgate.cli import generate  # noqa: E402
-from synth import parse_job  # noqa: E402
+from synth import parse_job, write_rtlil  # noqa: E402
 
 DEVICE = ["--85k", "--package", "CABGA381"]
 DEFAULT_JOBS = ["bg_cost_estimator", "ulx3s"]
@@ -65,16 +64,17 @@ def pnr(job, out, freq, seed):
         read = f"read_rtlil {source}"
     else:
         top, params = parse_job(job)
-        rtl = out / "rtl" / name
-        generate(rtl, [top], params)
-        read = f"read_verilog -sv rtl/{name}/{top}.v"
+        read = f"read_rtlil {write_rtlil(out / 'rtl' / name, top, params).relative_to(out)}"
     netlist = f"{name}.netlist.json"
     # -noabc9: abc9 does not run in the WebAssembly yosys (YoWASP/yosys#29), as in synth.py.
     script = f"{read}; synth_ecp5 -noabc9 -top {top} -json {netlist}"
     times = {"yosys_s": _run([_tool("yosys"), "-q", "-p", script], out / f"{name}.yosys.log")}
     report = f"{name}.report.json"
     argv = [_tool("nextpnr-ecp5"), *DEVICE, "--json", netlist, "--report", report,
-            "--freq", str(freq), "--seed", str(seed), "--timing-allow-fail"]
+            "--freq", str(freq), "--seed", str(seed), "--timing-allow-fail",
+            # router1, nextpnr's default, had not routed the board top after 20 minutes
+            # (minutes per 1000 arcs at the end); router2 is its negotiated-congestion router.
+            "--router", "router2"]
     if board:
         config = f"{name}.config"
         argv += ["--lpf", lpf, "--textcfg", config]

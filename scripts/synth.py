@@ -6,7 +6,7 @@
 A job is a block of ``burstgate-rtl`` (``bg_cost_estimator``) or the core at a parameter
 point (``bg_core@small``: 64 tenants, 4 ingress, 4 egress queues, 4K segments;
 ``bg_core@large``: 1024 / 16 / 16 / 64K; it and ``bg_segment_monitor`` (64K segments) only
-with ``--full`` or by name, as they are slow).
+with ``--full`` or by name, as they are big).
 
 Writes, per job, the yosys log, its ``stat -json`` output and ``<job>.json`` (cells, summary,
 run time, shares), and over every ``<job>.json`` in the folder ``utilization.json`` and
@@ -27,7 +27,7 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "rtl"))
 
-from burstgate.cli import TOPS, generate  # noqa: E402
+from burstgate.cli import PARAMETERS, TOPS  # noqa: E402
 
 BUDGETS = ROOT / "constraints" / "budgets.json"
 
@@ -36,9 +36,9 @@ POINTS = {
     "small": {"tenants": 64, "ingress": 4, "egress": 4, "segment_bits": 12},
     "large": {"tenants": 1024, "ingress": 16, "egress": 16, "segment_bits": 16},
 }
-#: Jobs ``make synth`` runs; ``--full`` (``make synth-full``) adds the slow ones: the core at
-#: 1024 tenants and the stand-alone segment monitor, whose 64K x 56-bit RAM did not finish in
-#: 12 minutes on the shared 2-core machine (the core's own monitor has 4K segments at ``small``).
+#: Jobs ``make synth`` runs; ``--full`` (``make synth-full``) adds the big ones: the core at
+#: 1024 tenants and the stand-alone segment monitor with its 64K x 56-bit RAM (the core's own
+#: monitor has 4K segments at ``small``).
 DEFAULT_JOBS = ["bg_cost_estimator", "bg_load_balancer", "bg_buffer_pool", "bg_core@small"]
 FULL_JOBS = DEFAULT_JOBS + ["bg_segment_monitor", "bg_core@large"]
 #: The job the unit test synthesizes in every `make test`: the smallest block.
@@ -79,15 +79,31 @@ def summarize(cells):
             "bram36": bram36, "uram": uram, "dsp": dsp, "carry": cells.get("CARRY8", 0) + cells.get("CARRY4", 0)}
 
 
-def synth(job, name, verilog, out):
-    """Synthesize module ``name`` of ``verilog``; files are named after ``job``."""
+def write_rtlil(folder, top, params):
+    """Elaborate ``top`` with ``params`` into ``folder/<top>.il``; returns the path.
+
+    yosys reads Amaranth's RTLIL, not the Verilog made from it: in Verilog a RAM's initial
+    contents are one ``initial`` assignment per word (65 536 for the 64K-segment monitor),
+    which yosys's frontend and memory passes take tens of minutes over; in RTLIL they are one
+    ``$meminit_v2`` cell, and the 64K-segment monitor is mapped in seconds.
+    """
+    from amaranth.back import rtlil
+    folder.mkdir(parents=True, exist_ok=True)
+    own = {k: v for k, v in params.items() if k in PARAMETERS.get(top, ())}
+    path = folder / f"{top}.il"
+    path.write_text(rtlil.convert(TOPS[top](**own), name=top, emit_src=False))
+    return path
+
+
+def synth(job, name, source, out):
+    """Synthesize module ``name`` of the RTLIL ``source``; files are named after ``job``."""
     stat_json = out / f"{job}.stat.json"
     # synth_xilinx's own LUT mapping step runs abc9, which the WebAssembly build of yosys
     # cannot run (YoWASP/yosys#29), so that one step is spelled out here with classic abc.
     # -noiopad: out-of-context, as Vivado's OOC mode; -flatten: count the whole block.
     flow = f"synth_xilinx -family xcup -top {name} -flatten -noiopad"
     script = "; ".join([
-        f"read_verilog -sv {verilog.relative_to(out)}",
+        f"read_rtlil {source.relative_to(out)}",
         f"{flow} -run :map_luts",
         "opt_expr -mux_undef -noclkinv",
         "abc -luts 2:2,3,6:5,10,20",
@@ -163,10 +179,9 @@ def main(argv=None):
         parser.error(str(exc))
     args.out.mkdir(parents=True, exist_ok=True)
     for job, (top, params) in parsed.items():
-        rtl = args.out / "rtl" / job.replace("@", "-")
-        generate(rtl, [top], params)
+        source = write_rtlil(args.out / "rtl" / job.replace("@", "-"), top, params)
         print(f"synth: {job} (synth_xilinx -family xcup) ...", flush=True)
-        result = synth(job.replace("@", "-"), top, rtl / f"{top}.v", args.out)
+        result = synth(job.replace("@", "-"), top, source, args.out)
         result["job"], result["top"], result["params"] = job, top, params
         (args.out / f"{job.replace('@', '-')}.json").write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
         s = result["summary"]

@@ -104,17 +104,20 @@ class Admission(wiring.Component):
     * A1: burst-list indices ``(r * BURST_N) >> 32``; the burst list RAM is read;
     * A2: the lenders ``b1``, ``b2`` are known; the tenant RAMs are read for the tenant
       and both lenders;
-    * A3 (decide): the decision is made and written back; ``dispatch`` fires;
-    * the decision is on ``o`` one cycle later (latency 4 from ``i`` to ``o``).
+    * A3: the words read are brought up to date (forwarding, window stamps) and registered;
+    * A4 (decide): the decision is made and written back; ``dispatch`` fires;
+    * the decision is on ``o`` one cycle later (latency 5 from ``i`` to ``o``).
 
     Read-modify-write hazards are forwarded, never stalled: the RAM read for the descriptor
     in A3 is re-issued every cycle (so it reflects every write up to the previous cycle),
     and the one write it cannot see -- the previous cycle's, for the same tenant or lender
-    -- comes from a copy of that write. Back-to-back I/Os of one tenant, of one lender, or a
+    -- comes from a copy of that write. The words A3 registers miss the write of the
+    decision in A4 beside them; A4 takes that one from the same copy, and while A4 is held
+    its words keep absorbing it. Back-to-back I/Os of one tenant, of one lender, or a
     lender that is also the next I/O's tenant, all run at full rate.
 
     Windows: a COMMIT applies only once the whole datapath is drained (``drained`` high,
-    nothing in A0..A3); until then the stage is held. Applying it increments ``window``;
+    nothing in A0..A4); until then the stage is held. Applying it increments ``window``;
     every tenant RAM word stamped with an older window then reads as refilled
     (REMAINING = GRANT, LENDABLE = LEND_GRANT) or cleared (USAGE, THROTTLE, THROTTLE_N,
     SPILL_N) -- one cycle, whatever the tenant count. A GRANT or LEND_GRANT write first
@@ -123,7 +126,7 @@ class Admission(wiring.Component):
     WINDOW_INDEX values: a tenant untouched for exactly 2**32 windows would alias.
 
     Register writes that change admission state (CTRL, TENANT) take effect in the cycle they
-    are on the bus; descriptors already inside A0..A3 see them at whatever stage they are.
+    are on the bus; descriptors already inside A0..A4 see them at whatever stage they are.
     Firmware therefore writes them while CTRL.WINDOW bit 1 (busy) reads 0, i.e. after TICK
     and the drain that follows it.
 
@@ -140,20 +143,20 @@ class Admission(wiring.Component):
         Costed descriptors with their segment verdict. ``ready`` is not gated by the window
         hold: descriptors already inside the datapath when TICK is written are decided.
     o : Out(stream.Signature(AdmissionDecision))
-        Decisions, in order. Latency 4 cycles.
+        Decisions, in order. Latency 5 cycles.
     query_queue : Out(QUEUE_BITS)
-        Ingress queue of the descriptor in A3.
+        Ingress queue of the descriptor in A4.
     egress_ok : In(1)
         Some egress of ``query_queue``'s set is below LB.DEPTH (combinational, this cycle).
     buffer_ok : In(1)
         The buffer pool can give ``query_queue`` a buffer (combinational, this cycle).
     dispatch : Out(1)
-        The descriptor in A3 is admitted and charged this cycle: the load balancer and the
+        The descriptor in A4 is admitted and charged this cycle: the load balancer and the
         buffer pool must take it in this same cycle.
     dispatch_cpu_ns : Out(32)
         Its CPU cost, the load balancer's charge.
     decided : Out(1)
-        A descriptor is decided this cycle (in A3 and advancing).
+        A descriptor is decided this cycle (in A4 and advancing).
     hold : In(1)
         Do not decide this cycle (the core orders a completion before the next decision).
     drained : In(1)
@@ -166,7 +169,7 @@ class Admission(wiring.Component):
     commit : Out(1)
         A COMMIT applies this cycle (the core ticks the segment monitor and the buffer pool).
     busy : Out(1)
-        A descriptor is inside A0..A3, or a grant write is being materialized.
+        A descriptor is inside A0..A4, or a grant write is being materialized.
     window : Out(32)
         Windows committed since reset (CTRL.WINDOW_INDEX); the stamps compare against it.
     completions, bad_completions : In(32)
@@ -236,10 +239,10 @@ class Admission(wiring.Component):
         commit_pending = Signal()   # COMMIT seen, waiting for the drain
         tick_after = Signal()       # TICK written while a COMMIT was pending
         mat_valid = Signal()        # a grant write is being materialized (cycle 2 of 2)
-        stage_valid = [Signal(name=f"a{n}_valid") for n in range(4)]  # A1, A2, A3 used
+        stage_valid = [Signal(name=f"a{n}_valid") for n in range(5)]  # A1..A4 used
         busy = Signal()
         m.d.comb += [
-            busy.eq(stage_valid[1] | stage_valid[2] | stage_valid[3] | mat_valid),
+            busy.eq(stage_valid[1] | stage_valid[2] | stage_valid[3] | stage_valid[4] | mat_valid),
             self.busy.eq(busy),
             self.held.eq(tick_held | commit_pending),
             self.commit_pending.eq(commit_pending),
@@ -378,21 +381,50 @@ class Admission(wiring.Component):
             return cur
         names = []
 
-        # ---- A3: decide ---------------------------------------------------------------------
-        c = a3.cost
+        # ---- A3: the words as they stand, registered -------------------------------------------
+        # Reading, forwarding and the window check take one cycle and deciding another: in
+        # one cycle they chain the RAM output, the forward and stamp muxes, 32-bit compares,
+        # the source priority, the charge and the write-back data. A3 registers the words
+        # with every write up to the previous cycle's; the one write they miss (the decision
+        # in A4 in that same cycle) is forwarded into A4 from the copy of the last write, and
+        # a held A4 keeps taking in that copy so no write is lost while it waits.
+        own_3 = current_own(own_k, k3)
+        lx_3 = [current_lendable(lendable_x[0], k3, grant_x[0], lend_grant_x[0])]
+        lx_3 += [current_lendable(lendable_x[j + 1], a3_b[j], grant_x[j + 1], lend_grant_x[j + 1])
+                 for j in range(2)]
+        a4 = Signal(AdmissionInput)
+        a4_b = [Signal(_TENANT_BITS, name=f"a4_b{j}") for j in (1, 2)]
+        a4_use = [Signal(name=f"a4_use{j}") for j in (1, 2)]
+        a4_own = Signal(_Own)
+        a4_lx = [Signal(_Lendable, name=f"a4_lendable{j}") for j in range(3)]
+        a4_base = [Signal(32, name=f"a4_base{d}") for d in range(_DIMS)]
+        k4 = a4.desc.tenant
+        ok_k = Signal(_Own)
+        lx = [Signal(_Lendable, name=f"lendable_a4_{j}") for j in range(3)]
+        m.d.comb += ok_k.eq(Mux(own_last_valid & (own_last_row == k4), own_last, a4_own))
+        for j, row in enumerate((k4, a4_b[0], a4_b[1])):
+            m.d.comb += lx[j].eq(Mux(lendable_last_valid & (lendable_last_row == row), lendable_last, a4_lx[j]))
+        with m.If(advance):
+            m.d.sync += [stage_valid[4].eq(stage_valid[3]), a4.eq(a3), a4_own.eq(own_3)]
+            m.d.sync += [a4_lx[j].eq(lx_3[j]) for j in range(3)]
+            m.d.sync += [a4_base[d].eq(base_k[d]) for d in range(_DIMS)]
+            for j in range(2):
+                m.d.sync += [a4_b[j].eq(a3_b[j]), a4_use[j].eq(a3_use[j])]
+        with m.Else():
+            m.d.sync += [a4_own.eq(ok_k)] + [a4_lx[j].eq(lx[j]) for j in range(3)]
+
+        # ---- A4: decide ---------------------------------------------------------------------
+        c = a4.cost
+        base_k = a4_base
         tenant_ok = Signal()
-        m.d.comb += tenant_ok.eq(k3 < T)
-        ok_k = current_own(own_k, k3)
-        lx = [current_lendable(lendable_x[0], k3, grant_x[0], lend_grant_x[0])]
-        lx += [current_lendable(lendable_x[j + 1], a3_b[j], grant_x[j + 1], lend_grant_x[j + 1])
-               for j in range(2)]
+        m.d.comb += tenant_ok.eq(k4 < T)
         rem_k = lx[0].rem
         within = Cat(*((ok_k.usage[d] + c[d]) <= base_k[d] for d in range(_DIMS))).all()
         ok_b = [Signal(name=f"lender_ok{j + 1}") for j in range(2)]
         for j in range(2):
-            m.d.comb += ok_b[j].eq(a3_use[j] & (a3_b[j] < T) & _covers(lx[j + 1].rem, c)
+            m.d.comb += ok_b[j].eq(a4_use[j] & (a4_b[j] < T) & _covers(lx[j + 1].rem, c)
                                    & _covers(lx[j + 1].lend, c))
-        pool_ok = ~a3.hot & _covers(pool, c)
+        pool_ok = ~a4.hot & _covers(pool, c)
         own_ok = _covers(rem_k, c)
         glob_ok = _covers(glob, c)
         b2_richer = lx[2].lend[_CPU] > lx[1].lend[_CPU]
@@ -429,15 +461,15 @@ class Admission(wiring.Component):
                     m.d.comb += src.eq(C["SRC_DEFER"])
         with m.If(~tenant_ok):
             m.d.comb += src.eq(C["SRC_DEFER"])
-        m.d.comb += lender.eq(Mux(lender_sel == 2, a3_b[1], a3_b[0]))
+        m.d.comb += lender.eq(Mux(lender_sel == 2, a4_b[1], a4_b[0]))
 
         decide = Signal()
         admits = Signal()
         m.d.comb += [
-            decide.eq(stage_valid[3] & advance),
+            decide.eq(stage_valid[4] & advance),
             admits.eq(src < C["SRC_DEFER"]),
             self.decided.eq(decide),
-            self.query_queue.eq(a3.desc.queue),
+            self.query_queue.eq(a4.desc.queue),
             self.dispatch_cpu_ns.eq(c[_CPU]),
         ]
         final = Signal(_SRC_BITS)
@@ -472,7 +504,7 @@ class Admission(wiring.Component):
             new_lendable.rem.eq(_sub(paying.rem, c)),
             new_lendable.lend.eq(Mux(src == C["SRC_BORROW"], _sub(paying.lend, c), paying.lend)),
             new_lendable.stamp.eq(self.window),
-            lendable_row.eq(Mux(src == C["SRC_BORROW"], lender, k3)),
+            lendable_row.eq(Mux(src == C["SRC_BORROW"], lender, k4)),
             lendable_write.eq(charge & ((src == C["SRC_BORROW"]) |
                                         ((src == C["SRC_OWN"]) & (ctrl.scheduler != C["SCHED_DUALBUCKET"])))),
         ]
@@ -486,7 +518,7 @@ class Admission(wiring.Component):
             with m.If(final == C["SRC_DEFER_BUFFER"]):
                 m.d.sync += deferred_buffer.eq(deferred_buffer + 1)
             with m.If(tenant_ok):
-                m.d.sync += active.bit_select(k3[:row_bits], 1).eq(1)
+                m.d.sync += active.bit_select(k4[:row_bits], 1).eq(1)
         with m.If(charge):
             with m.If((src == C["SRC_OWN"]) & (ctrl.scheduler != C["SCHED_BIOS"])
                       & (ctrl.scheduler != C["SCHED_BASE"])):
@@ -499,13 +531,13 @@ class Admission(wiring.Component):
             m.d.sync += self.o.valid.eq(0)
         with m.If(advance):
             m.d.sync += [
-                self.o.valid.eq(stage_valid[3]),
-                self.o.payload.tag.eq(a3.desc.tag),
-                self.o.payload.tenant.eq(k3),
-                self.o.payload.queue.eq(a3.desc.queue),
+                self.o.valid.eq(stage_valid[4]),
+                self.o.payload.tag.eq(a4.desc.tag),
+                self.o.payload.tenant.eq(k4),
+                self.o.payload.queue.eq(a4.desc.queue),
                 self.o.payload.source.eq(final),
                 self.o.payload.lender.eq(Mux(final == C["SRC_BORROW"], lender, 0)),
-                self.o.payload.hot.eq(a3.hot),
+                self.o.payload.hot.eq(a4.hot),
                 self.o.payload.cost.eq(c),
             ]
 
@@ -581,7 +613,7 @@ class Admission(wiring.Component):
         with m.Else():
             m.d.comb += [lendable_wp.addr.eq(lendable_row), lendable_wp.data.eq(new_lendable),
                          lendable_wp.en.eq(lendable_write)]
-        m.d.comb += [own_wp.addr.eq(k3[:row_bits]), own_wp.data.eq(new_own), own_wp.en.eq(decide & tenant_ok)]
+        m.d.comb += [own_wp.addr.eq(k4[:row_bits]), own_wp.data.eq(new_own), own_wp.en.eq(decide & tenant_ok)]
 
         # CTRL externals: the pools, the LFSR, the active bits. A bus write wins over the
         # datapath's update of the same cycle (firmware writes them while drained anyway).

@@ -1,11 +1,9 @@
 """The completion path's SA-delay histograms: one row per tenant in block RAM, one aggregate.
 
-The bucket rule and the counts are those of ``fw/include/burstgate/latency_hist.h`` (read
-from the header, so the gateware cannot drift from the firmware that reads the counts).
+The bucket rule is that of ``fw/include/burstgate/latency_hist.h``; both take the bucket
+count and edges from the register map (``HIST_*``), so the gateware cannot drift from the
+firmware that reads the counts.
 """
-
-import pathlib
-import re
 
 from amaranth import Array, Cat, Module, Mux, Signal, unsigned
 from amaranth.lib import data, wiring
@@ -17,23 +15,9 @@ from .regmap import C, REGMAP
 
 __all__ = ["DelayHistogram", "FLOOR_BITS", "SUB_BITS", "bucket_of"]
 
-_HEADER = pathlib.Path(__file__).resolve().parents[2] / "fw" / "include" / "burstgate" / "latency_hist.h"
-
-
-def _from_header(name):
-    try:
-        text = _HEADER.read_text()
-    except OSError as exc:
-        raise RuntimeError(f"{_HEADER}: cannot read the histogram format ({exc})") from exc
-    found = re.search(rf"#define\s+{name}\s+(\d+)u", text)
-    if found is None:
-        raise RuntimeError(f"{_HEADER}: no {name}")
-    return int(found.group(1))
-
-
 #: Bucket 0 holds [0, 2**FLOOR_BITS) ns; every octave above it has 2**SUB_BITS buckets.
-FLOOR_BITS = _from_header("BG_LH_FLOOR_BITS")
-SUB_BITS = _from_header("BG_LH_SUB_BITS")
+FLOOR_BITS = C["HIST_FLOOR_BITS"]
+SUB_BITS = C["HIST_SUB_BITS"]
 _BUCKETS = C["HIST_BUCKETS"]
 _COUNT_MAX = (1 << 32) - 1
 

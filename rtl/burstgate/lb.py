@@ -20,12 +20,13 @@ _CHARGE_MAX = (1 << _CHARGE) - 1
 _NS = 32  # outstanding CPU ns per egress: (2**DEPTH - 1) * (2**CHARGE - 1) < 2**32
 
 
-class LbPolicy(enum.Enum, shape=2):
-    """The LB policy register's encoding (``bg::LbPolicy``)."""
+class LbPolicy(enum.Enum, shape=3):
+    """The LB policy register's encoding (``bg::LbPolicy``); 5..7 are reserved (STATIC)."""
     STATIC = 0       # lowest eligible member of the set
     ROUND_ROBIN = 1  # per-ingress pointer over the set
     JSQ = 2          # least outstanding CPU ns, lowest index on ties
     P2C = 3          # two LFSR draws over the eligible members, less loaded, else the first
+    LEAST_IOS = 4    # fewest outstanding I/Os, lowest index on ties (docs/extending.md)
 
 
 #: An admitted I/O to place. ``cpu_ns`` is its estimated CPU cost; ``tag`` is carried through.
@@ -77,7 +78,9 @@ class LoadBalancer(wiring.Component):
     eligible member with the least outstanding ns, lowest index on ties; P2C draws twice from
     the LFSR (32 steps each, computed as two XOR matrices derived from the LFSR's taps), maps
     the draws onto two distinct eligible members (``(r * k) >> 32``, the second among the
-    other ``k - 1``) and takes the less loaded, the first on a tie.
+    other ``k - 1``) and takes the less loaded, the first on a tie; LEAST_IOS the eligible
+    member with the fewest outstanding I/Os, lowest index on ties. The reserved encodings
+    5..7 decide as STATIC (the model rejects them).
 
     Within one cycle: the decision (on the state at the start of the cycle, with the
     configuration inputs of that cycle), then the completion, then a seed load. Throughput:
@@ -185,25 +188,27 @@ class LoadBalancer(wiring.Component):
             rank = rank + vec[p]
         return pos
 
-    def _jsq(self, m, elig):
-        """Eligible egress with the least outstanding ns, lowest index among equals.
+    def _jsq(self, m, elig, load=None, name="jsq"):
+        """Eligible egress with the least ``load`` (default: outstanding ns), lowest index
+        among equals.
 
-        A tree of (valid, ns, index) comparisons; keeping the lower-index side unless the
+        A tree of (valid, load, index) comparisons; keeping the lower-index side unless the
         higher one is strictly less is the model's upward scan with strict ``<``.
         """
-        nodes = [(elig[e], self.out_ns[e], e) for e in range(self._egress)]
+        load = self.out_ns if load is None else load
+        nodes = [(elig[e], load[e], e) for e in range(self._egress)]
         level = 0
         while len(nodes) > 1:
             nxt = []
             for n in range(0, len(nodes) - 1, 2):
                 (va, nsa, ia), (vb, nsb, ib) = nodes[n], nodes[n + 1]
-                take_b = Signal(name=f"jsq_l{level}_{n // 2}_take_hi")
+                take_b = Signal(name=f"{name}_l{level}_{n // 2}_take_hi")
                 m.d.comb += take_b.eq(vb & (~va | (nsb < nsa)))
                 nxt.append((va | vb, Mux(take_b, nsb, nsa), Mux(take_b, ib, ia)))
             if len(nodes) % 2:
                 nxt.append(nodes[-1])
             nodes, level = nxt, level + 1
-        pick = Signal(_QUEUE, name="jsq_pick")
+        pick = Signal(_QUEUE, name=f"{name}_pick")
         m.d.comb += pick.eq(nodes[0][2])
         return pick
 
@@ -231,6 +236,7 @@ class LoadBalancer(wiring.Component):
         static_pick = Signal(_QUEUE)
         m.d.comb += static_pick.eq(_lowest(elig, ne))
         jsq_pick = self._jsq(m, elig)
+        least_ios_pick = self._jsq(m, elig, self.out_ios, "least_ios")
 
         # Power of two choices: both draws of a decision at once, as two leap matrices.
         r1 = Signal(32)
@@ -262,6 +268,10 @@ class LoadBalancer(wiring.Component):
                 m.d.comb += pick.eq(jsq_pick)
             with m.Case(LbPolicy.P2C):
                 m.d.comb += pick.eq(p2c_pick)
+            with m.Case(LbPolicy.LEAST_IOS):
+                m.d.comb += pick.eq(least_ios_pick)
+            with m.Default():
+                m.d.comb += pick.eq(static_pick)
 
         advance = Signal()
         m.d.comb += [

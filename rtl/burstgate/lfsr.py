@@ -1,36 +1,22 @@
 """The project's one LFSR (``fw/include/burstgate/lfsr.h``) for the gateware.
 
-The C header is the source: its tap mask and zero-seed replacement are read from it here, and
-every multi-step leap is derived by stepping that definition over the 32 unit states, so no
-second copy of the polynomial or of a leap matrix exists anywhere.
+The tap mask and the zero-seed replacement are register-map constants (``LFSR_TAPS``,
+``LFSR_ZERO_SEED``), which ``regs.h`` gives the firmware and the model; every multi-step leap
+is derived by stepping that definition over the 32 unit states, so no second copy of the
+polynomial or of a leap matrix exists anywhere.
 """
 
-import pathlib
-import re
-
 from amaranth import Cat, Const, Mux
+
+from .regmap import C
 
 __all__ = ["LFSR_BITS", "TAPS", "ZERO_SEED", "step", "leap_columns", "leap", "seeded"]
 
 LFSR_BITS = 32
-_HEADER = pathlib.Path(__file__).resolve().parents[2] / "fw" / "include" / "burstgate" / "lfsr.h"
-
-
-def _from_header(pattern, what):
-    try:
-        text = _HEADER.read_text()
-    except OSError as exc:
-        raise RuntimeError(f"{_HEADER}: cannot read the LFSR definition ({exc})") from exc
-    found = re.search(pattern, text)
-    if found is None:
-        raise RuntimeError(f"{_HEADER}: no {what} (expected to match {pattern!r})")
-    return int(found.group(1), 16)
-
-
-#: ``BG_LFSR_TAPS``: the Galois feedback mask of the right-shifting LFSR.
-TAPS = _from_header(r"#define\s+BG_LFSR_TAPS\s+(0x[0-9A-Fa-f]+)u", "BG_LFSR_TAPS")
+#: The Galois feedback mask of the right-shifting LFSR (``BG_LFSR_TAPS``).
+TAPS = C["LFSR_TAPS"]
 #: What ``bg_lfsr_seed`` maps a zero seed to (a zero state would lock the LFSR).
-ZERO_SEED = _from_header(r"return\s+seed\s*\?\s*seed\s*:\s*(0x[0-9A-Fa-f]+)u", "zero-seed replacement")
+ZERO_SEED = C["LFSR_ZERO_SEED"]
 
 
 def step(state):

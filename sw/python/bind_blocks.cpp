@@ -216,7 +216,8 @@ void bg::py::bind_blocks(nb::module_ &m)
         .value("STATIC", bg::LbPolicy::kStatic)
         .value("ROUND_ROBIN", bg::LbPolicy::kRoundRobin)
         .value("JSQ", bg::LbPolicy::kJsq)
-        .value("P2C", bg::LbPolicy::kP2c);
+        .value("P2C", bg::LbPolicy::kP2c)
+        .value("LEAST_IOS", bg::LbPolicy::kLeastIos);
 
     auto lb = nb::class_<bg::LoadBalancer>(m, "LoadBalancer",
                                            "Queue-scaling load balancer (load_balancer.hpp): one decision per I/O "

@@ -228,6 +228,27 @@ def test_back_to_back_same_tenant_and_lender(bg_model):
     assert b.sources.get("DEFER", 0) > 0
 
 
+@pytest.mark.parametrize("source,sink", [("always", "random"), ("bursty", "bursty")])
+def test_back_to_back_under_backpressure(bg_model, source, sink):
+    """One tenant, then one lender that is also every other descriptor's tenant, back to back
+    while the output is held at random: catches a decision waiting in A4 (the stage after
+    the RAM read) that loses the write of the decision just before it -- after the stall
+    the budget would be spent twice."""
+    b = Bench(bg_model, 4, seed=5)
+
+    async def body(ctx):
+        # Tenant 0's budget lasts; its lendable part runs out half-way through the second run.
+        await b.configure(ctx, C["SCHED_BIOS"], base=vec(10**6), grant=[vec(200000), vec(0), vec(0), vec(0)],
+                          lend=[vec(40000), vec(0), vec(0), vec(0)], burst=(0,))
+        await b.stream(ctx, [b.desc(0, queue=0, size=100) for _ in range(30)], source=source, sink=sink)
+        await b.check_regs(ctx)
+        await b.stream(ctx, [b.desc(t % 2, queue=0, size=100) for t in range(60)], source=source, sink=sink)
+        await b.check_regs(ctx)
+    run(b, body)
+    assert b.sources.get("BORROW", 0) > 0 and b.sources.get("OWN", 0) > 0
+    assert b.sources.get("DEFER", 0) > 0
+
+
 def test_p2c_tie_and_richer_lender(bg_model):
     """Two lenders: equal lendable CPU (tie: the first draw), then one richer. Catches a
     swapped comparison or a tie broken toward the second draw."""

@@ -17,7 +17,7 @@ from burstgate.lb import LbPolicy, LoadBalancer
 from burstgate.sim import StreamPattern, stream_put
 
 DISPATCH, COMPLETE, SET_MAP, SET_POLICY, SET_DEPTH, SET_SEED = range(6)
-STATIC, RR, JSQ, P2C = 0, 1, 2, 3
+STATIC, RR, JSQ, P2C, LEAST_IOS = 0, 1, 2, 3, 4
 
 
 def run(dut, *testbenches):
@@ -46,11 +46,13 @@ def test_event_kinds_match_binding(bg_model):
     lb = bg_model.LoadBalancer
     assert (lb.DISPATCH, lb.COMPLETE, lb.SET_MAP, lb.SET_POLICY, lb.SET_DEPTH, lb.SET_SEED) == tuple(range(6))
     assert [p.value for p in LbPolicy] == [bg_model.LbPolicy.STATIC.value, bg_model.LbPolicy.ROUND_ROBIN.value,
-                                          bg_model.LbPolicy.JSQ.value, bg_model.LbPolicy.P2C.value]
+                                          bg_model.LbPolicy.JSQ.value, bg_model.LbPolicy.P2C.value,
+                                          bg_model.LbPolicy.LEAST_IOS.value]
+    assert [p.value for p in LbPolicy] == [STATIC, RR, JSQ, P2C, LEAST_IOS]
 
 
 def test_lfsr_leap_is_the_models_draw(bg_model):
-    """The gateware's leap columns come from BG_LFSR_TAPS as lfsr.h defines it; stepping them
+    """The gateware's leap columns come from the map's LFSR_TAPS (lfsr.h's BG_LFSR_TAPS); stepping them
     must equal the model's 32-step draw for any state, and a zero seed maps as bg_lfsr_seed.
     Catches a misread tap mask, a left-shifting variant, and an off-by-one step count."""
     rng = random.Random(4)
@@ -199,6 +201,21 @@ def test_jsq_least_ns_lowest_index_on_ties(bg_model):
     assert got[:4] == [0, 1, 2, 3] and got[4:6] == [0, 1]
 
 
+def test_least_ios_fewest_outstanding_lowest_index_on_ties(bg_model):
+    """LEAST_IOS (docs/extending.md) by outstanding I/O count: equal counts go to the lowest
+    index whatever their ns, a completion makes its egress the least loaded. Catches
+    comparing ns instead of counts (the fifth I/O would go to egress 1), ``<=`` (highest
+    index on ties), and a policy encoding that differs between the RTL and the model."""
+    dut = LoadBalancer(ingress_queues=1, egress_queues=4)
+    steps = setup(LEAST_IOS, 100, [0b1111])
+    steps += [{"req": (0, c)} for c in (1000, 1, 1, 1, 1)]
+    steps += [{}, {"complete": (2, 1)}, {}, {"req": (0, 1)}, {"req": (0, 1)}]
+    kinds, a, b, got = drive(dut, steps)
+    _, want = model_run(bg_model, dut, kinds, a, b)
+    assert got == want
+    assert got == [0, 1, 2, 3, 0, 2, 1]
+
+
 def test_p2c_and_seed(bg_model):
     """P2C: two draws per decision (the state moves by 64 steps), none on a stall; a seed load
     in the cycle of a decision applies after it; seed 0 maps to 0xACE1. Catches one draw per
@@ -291,11 +308,13 @@ def random_steps(rng, nin, nout, count, policies):
 
 
 @pytest.mark.parametrize("policy,sink", [("static", "always"), ("rr", "bursty"), ("jsq", "random"),
-                                         ("p2c", "always"), ("p2c", "bursty"), ("mixed", "random")])
+                                         ("p2c", "always"), ("p2c", "bursty"), ("least_ios", "random"),
+                                         ("mixed", "random")])
 def test_random_against_model(bg_model, policy, sink):
     """Random requests, completions, map/depth/policy/seed changes and backpressure; every
     decision and every stalled cycle equals the model's."""
-    policies = {"static": [STATIC], "rr": [RR], "jsq": [JSQ], "p2c": [P2C], "mixed": [0, 1, 2, 3]}[policy]
+    policies = {"static": [STATIC], "rr": [RR], "jsq": [JSQ], "p2c": [P2C], "least_ios": [LEAST_IOS],
+                "mixed": [STATIC, RR, JSQ, P2C, LEAST_IOS]}[policy]
     rng = random.Random(f"lb-{policy}-{sink}")
     nin, nout = 3, 6
     dut = LoadBalancer(ingress_queues=nin, egress_queues=nout)

@@ -29,8 +29,8 @@ extern "C" {
 #endif
 
 #define BG_LH_BUCKETS BG_HIST_BUCKETS /* the register map's, so the datapath agrees */
-#define BG_LH_FLOOR_BITS 10u /* bucket 0 holds [0, 2^10) ns */
-#define BG_LH_SUB_BITS 1u    /* 2^1 sub-buckets per octave */
+#define BG_LH_FLOOR_BITS BG_HIST_FLOOR_BITS /* bucket 0 holds [0, 2^10) ns */
+#define BG_LH_SUB_BITS BG_HIST_SUB_BITS     /* 2^1 sub-buckets per octave */
 #define BG_LH_PPM 1000000u   /* percentiles are given in parts per million: P95 = 950000 */
 
 typedef struct bg_lhist {

@@ -7,12 +7,12 @@
 
 #include <stdint.h>
 
-#define BG_LFSR_TAPS 0x80200003u
+#include "burstgate/regs.h" /* BG_LFSR_TAPS, BG_LFSR_ZERO_SEED: the register map's */
 
 /* A zero state would lock the LFSR; seeds are mapped away from it. */
 static inline uint32_t bg_lfsr_seed(uint32_t seed)
 {
-    return seed ? seed : 0xACE1u;
+    return seed ? seed : BG_LFSR_ZERO_SEED;
 }
 
 /* Advance one step and return the new state. */

@@ -30,6 +30,10 @@
 #define BG_TENANTS_MAX 0x400u /* tenants the register space has room for (2**TENANT_BITS) */
 #define BG_QUEUES_MAX 16u /* ingress queues, and egress queues (SA threads), at most */
 #define BG_HIST_BUCKETS 32u /* buckets of an SA-delay histogram (fw latency_hist.h format) */
+#define BG_HIST_FLOOR_BITS 10u /* SA-delay histogram: bucket 0 holds [0, 2**HIST_FLOOR_BITS) ns */
+#define BG_HIST_SUB_BITS 1u /* SA-delay histogram: 2**HIST_SUB_BITS buckets per octave above the floor */
+#define BG_LFSR_TAPS 0x80200003u /* Galois feedback mask of the project's one 32-bit LFSR (x^32 + x^22 + x^2 + x + 1, shifting right; fw lfsr.h) */
+#define BG_LFSR_ZERO_SEED 0xace1u /* what a zero LFSR seed is replaced with (a zero state would lock it) */
 #define BG_LB_DEPTH_BITS 12u /* bits of the egress depth register: 1..4095 outstanding I/Os */
 #define BG_LB_CHARGE_BITS 20u /* bits of the load balancer's per-I/O CPU-ns charge (clamped) */
 #define BG_BP_COUNT_BITS 16u /* bits of every buffer-pool count */
@@ -280,8 +284,8 @@
 #define BG_LB_BASE 0x2000u
 #define BG_LB_SIZE 0x1000u
 #define BG_LB_POLICY 0x2000u
-#define BG_LB_POLICY_WIDTH 2u
-#define BG_LB_POLICY_MASK 0x3u
+#define BG_LB_POLICY_WIDTH 3u
+#define BG_LB_POLICY_MASK 0x7u
 #define BG_LB_POLICY_RO 0
 #define BG_LB_POLICY_RESET 0x0u
 #define BG_LB_DEPTH 0x2004u

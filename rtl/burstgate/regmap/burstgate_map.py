@@ -33,6 +33,12 @@ _CONSTANTS = (
     Constant("TENANTS_MAX", 1 << 10, "tenants the register space has room for (2**TENANT_BITS)"),
     Constant("QUEUES_MAX", 1 << 4, "ingress queues, and egress queues (SA threads), at most"),
     Constant("HIST_BUCKETS", 32, "buckets of an SA-delay histogram (fw latency_hist.h format)"),
+    Constant("HIST_FLOOR_BITS", 10, "SA-delay histogram: bucket 0 holds [0, 2**HIST_FLOOR_BITS) ns"),
+    Constant("HIST_SUB_BITS", 1, "SA-delay histogram: 2**HIST_SUB_BITS buckets per octave above the floor"),
+    Constant("LFSR_TAPS", 0x80200003,
+             "Galois feedback mask of the project's one 32-bit LFSR (x^32 + x^22 + x^2 + x + 1, "
+             "shifting right; fw lfsr.h)"),
+    Constant("LFSR_ZERO_SEED", 0xACE1, "what a zero LFSR seed is replaced with (a zero state would lock it)"),
     Constant("LB_DEPTH_BITS", 12, "bits of the egress depth register: 1..4095 outstanding I/Os"),
     Constant("LB_CHARGE_BITS", 20, "bits of the load balancer's per-I/O CPU-ns charge (clamped)"),
     Constant("BP_COUNT_BITS", 16, "bits of every buffer-pool count"),
@@ -175,8 +181,10 @@ _LB = Block(
     doc=("Queue-scaling load balancer (BurstCBS §5.1): each admitted I/O goes to one egress "
          "queue (SA thread) of its ingress queue's set; see burstgate/model/load_balancer.hpp."),
     registers=(
-        Register("POLICY", 0x000, 2, doc="0 static (lowest eligible), 1 round robin, 2 join the "
-                 "shortest queue by outstanding CPU ns, 3 power of two choices."),
+        Register("POLICY", 0x000, 3, doc="0 static (lowest eligible), 1 round robin, 2 join the "
+                 "shortest queue by outstanding CPU ns, 3 power of two choices, 4 the fewest "
+                 "outstanding I/Os (lowest index on ties). 5..7 are reserved: the gateware "
+                 "decides as 0, the model rejects the write."),
         Register("DEPTH", 0x004, C["LB_DEPTH_BITS"], reset=64,
                  doc="Outstanding I/Os an egress queue takes before it is full (1..4095)."),
         Register("SEED", 0x008, 32, storage="external",

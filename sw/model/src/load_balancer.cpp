@@ -19,7 +19,7 @@ void check_depth(std::uint32_t depth)
 
 void check_policy(LbPolicy policy)
 {
-    if (static_cast<unsigned>(policy) > static_cast<unsigned>(LbPolicy::kP2c))
+    if (static_cast<unsigned>(policy) > static_cast<unsigned>(LbPolicy::kLeastIos))
         throw std::invalid_argument("load balancer: unknown policy " +
                                     std::to_string(static_cast<unsigned>(policy)));
 }
@@ -152,6 +152,16 @@ unsigned LoadBalancer::pick_jsq(std::uint16_t elig) const
     return best;
 }
 
+unsigned LoadBalancer::pick_least_ios(std::uint16_t elig) const
+{
+    // JSQ's scan on the I/O count instead of the CPU ns: lowest index among equal counts.
+    unsigned best = static_cast<unsigned>(std::countr_zero(elig));
+    for (unsigned e = best + 1; e < cfg_.egress_queues; e++)
+        if ((elig & (1u << e)) && out_ios_[e] < out_ios_[best])
+            best = e;
+    return best;
+}
+
 unsigned LoadBalancer::pick_p2c(std::uint16_t elig)
 {
     // Two draws every non-stalled decision, whatever the set size, so the LFSR position
@@ -198,6 +208,9 @@ LbDecision LoadBalancer::dispatch(unsigned ingress, std::uint32_t cpu_ns)
         break;
     case LbPolicy::kP2c:
         e = pick_p2c(elig);
+        break;
+    case LbPolicy::kLeastIos:
+        e = pick_least_ios(elig);
         break;
     }
     const std::uint32_t charge = clamp_charge(cpu_ns);

@@ -25,7 +25,7 @@ from burstgate.sim import StreamPattern
 from burstgate.sim.verilator import run_cocotb
 
 DISPATCH, COMPLETE, SET_MAP, SET_POLICY, SET_DEPTH, SET_SEED = range(6)
-POLICIES = {"static": 0, "rr": 1, "jsq": 2, "p2c": 3}
+POLICIES = {"static": 0, "rr": 1, "jsq": 2, "p2c": 3, "least_ios": 4}
 NQ = C["QUEUES_MAX"]
 MAP_BITS = NQ  # one egress-set bitmask per ingress, NQ egress queues wide
 
@@ -199,7 +199,7 @@ COUNT = int(os.environ.get("LB_IOS", "20000"))
 
 
 @cocotb.test()
-@cocotb.parametrize(policy=["static", "rr", "jsq", "p2c"])
+@cocotb.parametrize(policy=["static", "rr", "jsq", "p2c", "least_ios"])
 async def each_policy(dut, policy):
     """One policy, small depths (frequent full egress queues and stalls), map/depth/seed
     changes amid traffic, no idle, no backpressure."""

@@ -19,6 +19,7 @@ enum class LbPolicy : std::uint8_t {
     kRoundRobin = 1,  // per-ingress pointer over the set
     kJsq = 2,         // least outstanding CPU ns among eligible members
     kP2c = 3,         // two LFSR draws over the eligible members; less loaded, else first
+    kLeastIos = 4,    // fewest outstanding I/Os among eligible members (docs/extending.md)
 };
 
 // Widths the gateware is sized by; the model enforces the same bounds so the two agree.
@@ -137,6 +138,7 @@ private:
     unsigned pick_static(std::uint16_t elig) const;
     unsigned pick_rr(unsigned ingress, std::uint16_t elig) const;
     unsigned pick_jsq(std::uint16_t elig) const;
+    unsigned pick_least_ios(std::uint16_t elig) const;
     unsigned pick_p2c(std::uint16_t elig);
     void refresh_not_full(unsigned egress);
     void check_ingress(unsigned ingress) const;

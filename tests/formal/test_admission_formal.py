@@ -1,0 +1,128 @@
+"""Bounded proofs (SymbiYosys, yices) of the admission stage's invariants, and the proof
+failing on mutants of the stage (see ``admission_props.py`` for the invariants).
+
+``make test`` proves them from reset without the burst list, for 9 cycles (order, deferral
+count; 4 tenants) and 8 cycles (underflow; 2 tenants): enough for a grant write, a COMMIT
+that refills the allocations and back-to-back charges of one tenant on the refilled word,
+under any backpressure, hold and register traffic. ``make test-long`` proves them with
+BORROW from the burst list reachable, for 10 and 8 cycles (the LFSR draws and the lender
+reads make each step several times more expensive; underflow at 9 cycles took more than
+8 CPU-minutes of yices on its last step without finishing). ``FORMAL_DEPTH`` / ``FORMAL_DEPTH_LONG``
+override the depths. Each mutant must make its invariant's proof fail within the same depth.
+"""
+
+import importlib.util
+import os
+import pathlib
+
+import pytest
+
+from burstgate.admission import Admission
+
+from .admission_props import invariant_at, observed
+from .sby import prove
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+ADMISSION = ROOT / "rtl" / "burstgate" / "admission.py"
+
+
+def _depth(variable, default):
+    return int(os.environ.get(variable, default))
+
+
+# Small memories become flip-flops, which yices handles faster than arrays; the burst list
+# (1024 entries whatever the tenant count) stays an array.
+SCRIPT = "memory_map t:$mem_v2 n:*burst* %d"
+
+
+def _workdir(tmp_path, name):
+    # Under the build folder when there is one, so a failure's trace can be opened later.
+    base = os.environ.get("BG_BUILD_DIR")
+    return (pathlib.Path(base).parent / "formal" / name) if base else tmp_path / name
+
+
+def _report(result):
+    failed = ", ".join(f"{loc} ({invariant_at(loc)})" for loc in result.failed) or "no failed assertion"
+    return f"{result.status}: {failed}; log {result.workdir / 'sby.log'}"
+
+
+def _mutant(tmp_path, original, replacement):
+    """The admission stage with one edit, imported as a module of the burstgate package."""
+    source = ADMISSION.read_text()
+    assert source.count(original) == 1, f"mutation target not found once in {ADMISSION}: {original!r}"
+    path = tmp_path / "admission_mutant.py"
+    path.write_text(source.replace(original, replacement))
+    spec = importlib.util.spec_from_file_location("burstgate._admission_mutant", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.Admission
+
+
+# Each proof: the invariants it checks, whether the burst list is in use, tenants, depth.
+# Proved apart because the solver's time grows with every assertion it must hold at once.
+# The underflow proof copies every tenant's RAM words, so it runs on two tenants (a payer
+# and a different lender or a different next tenant: every forwarding case of the stage).
+DEPTH_ORDER = _depth("FORMAL_DEPTH", 9)
+DEPTH_UNDERFLOW = _depth("FORMAL_DEPTH", 8)
+PROOFS = {
+    "order_deferred": (("order", "deferred"), False, 4, DEPTH_ORDER),
+    "underflow": (("underflow",), False, 2, DEPTH_UNDERFLOW),
+}
+PROOFS_LONG = {
+    "order_deferred_lenders": (("order", "deferred"), True, 4, _depth("FORMAL_DEPTH_LONG", 10)),
+    "underflow_lenders": (("underflow",), True, 2, _depth("FORMAL_DEPTH_LONG", 8)),
+}
+
+
+def _check_proof(tmp_path, name, proof, timeout=600):
+    invariants, lenders, tenants, depth = proof
+    design = observed(Admission, lenders=lenders, invariants=invariants)(tenants=tenants)
+    result = prove(design, depth=depth, workdir=_workdir(tmp_path, name), script=SCRIPT, timeout=timeout)
+    assert result.status == "PASS", _report(result)
+
+
+@pytest.mark.parametrize("name", sorted(PROOFS))
+def test_admission_invariants(tmp_path, name):
+    _check_proof(tmp_path, name, PROOFS[name])
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("name", sorted(PROOFS_LONG))
+def test_admission_invariants_long(tmp_path, name):
+    _check_proof(tmp_path, name, PROOFS_LONG[name], timeout=int(os.environ.get("FORMAL_TIMEOUT_LONG", "7200")))
+
+
+# Each mutant is a bug the proof must catch, with the invariant whose assertion fails.
+MUTANTS = {
+    # The output register is overwritten while o holds an untaken decision: one is lost.
+    "overwrite_held_output": ("advance.eq((~self.o.valid | self.o.ready) & ~self.hold & ~mat_valid)",
+                              "advance.eq(~self.hold & ~mat_valid)", "order", 4, DEPTH_ORDER),
+    # Every kind of deferral (egress full, no buffer) is counted as an admission deferral.
+    "count_all_deferrals": ("with m.If(final == C[\"SRC_DEFER\"]):\n                m.d.sync += deferred.eq",
+                            "with m.If(final >= C[\"SRC_DEFER\"]):\n                m.d.sync += deferred.eq",
+                            "deferred", 4, DEPTH_ORDER),
+    # The same mistake in the tenant's own word: TENANT.THROTTLE_N counts every deferral.
+    "count_all_throttles": ("with m.If(final == C[\"SRC_DEFER\"]):\n            m.d.comb += [new_own.throttle_n.eq",
+                            "with m.If(final >= C[\"SRC_DEFER\"]):\n            m.d.comb += [new_own.throttle_n.eq",
+                            "deferred", 4, DEPTH_ORDER),
+    # A3 does not forward the write-back of the cycle before: an I/O one behind another of
+    # the same tenant sees the allocation before that I/O's charge and spends it again.
+    "no_lendable_forwarding": ("Mux(lendable_last_valid & (lendable_last_row == row), lendable_last, word)",
+                               "Mux(0, lendable_last, word)", "underflow", 2, DEPTH_UNDERFLOW),
+}
+
+
+def _check_mutant(tmp_path, name, mutant):
+    original, replacement, invariant, tenants, depth = mutant
+    design = observed(_mutant(tmp_path, original, replacement), lenders=False,
+                      invariants=(invariant,))(tenants=tenants)
+    result = prove(design, depth=depth, workdir=_workdir(tmp_path, f"mutant_{name}"), script=SCRIPT)
+    assert result.status == "FAIL", f"the proof missed mutant {name}: {_report(result)}"
+    assert invariant in {invariant_at(loc) for loc in result.failed}, \
+        f"mutant {name} should break {invariant!r}: {_report(result)}"
+
+
+@pytest.mark.parametrize("name", sorted(MUTANTS))
+def test_proof_catches_mutant(tmp_path, name):
+    _check_mutant(tmp_path, name, MUTANTS[name])
+
