@@ -184,16 +184,19 @@ static void wake(bg_bios *b, const uint64_t *active)
  *     default where the compiler has them;
  *   - plain C11 over a struct of four u32 (-DBG_BIOS_PORTABLE, and any other compiler).
  * tests/cpp/test_bios_reference.cpp compares either build, window by window, with the
- * pre-optimization implementation. The 64-bit products (line 10's throttle weight, the
- * shares) stay scalar: a u32 x u32 -> u64 lane multiply has no portable vector form, and
- * scalar they are one multiply each. Before this layout the two passes cost about 350
- * instructions per tenant; see docs/results.md for the numbers after. */
+ * pre-optimization implementation. The 64-bit products stay scalar (line 10's throttle
+ * weight; the shares, except on SSE2, see lshare32): a u32 x u32 -> u64 lane multiply has
+ * no portable vector form, and scalar they are one multiply each. Before this layout the
+ * two passes cost about 350 instructions per tenant; see docs/results.md for the numbers
+ * after. */
 _Static_assert(BG_COST_DIMS == 4, "bios.c's lanes are the four cost dimensions");
 
 #if defined(__GNUC__) || defined(__clang__)
 #define BG_ALWAYS_INLINE __attribute__((always_inline))
+#define BG_NOINLINE __attribute__((noinline))
 #else
 #define BG_ALWAYS_INLINE
+#define BG_NOINLINE
 #endif
 
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(BG_BIOS_PORTABLE)
@@ -297,32 +300,74 @@ static inline lanes lmul_q16(lanes x, lanes q)
     return ladd(lmul(lshr(x, 16), q), lshr(lmul(land(x, lsplat(0xFFFFu)), q), 16));
 }
 
-/* Lines 11-13 over the schedule list, the burst list and dropping; returns the new list
- * length. `shifted` is a constant at both call sites, so the common window (every column
- * sum of demand below 2^32, no shift) runs without the variable shifts. */
-static inline BG_ALWAYS_INLINE uint32_t pass2(bg_bios *b, const share_ctx s[BG_COST_DIMS], const uint64_t *active,
-                                              lanes *unused, lanes *dropped_add, const int shifted)
+/* Line 10's share for the four dimensions at once, in the usual window: no demand column
+ * sum reaches 2^32 (no shift) and unused < den in every dimension, so f < 2^32 and share_of's
+ * u32 x u64 product is a u32 x u32 -> u64 one, which SSE2 does two lanes at a time
+ * (pmuludq on lanes 0 and 2, then on 1 and 3); the high halves are the shares. Elsewhere
+ * (other ISAs, the portable build, the rare windows with f >= 2^32) share_of runs per
+ * dimension as four scalar multiplies; both give ((dp >> k) * f) >> 32 exactly. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(BG_BIOS_PORTABLE) && defined(__SSE2__)
+#include <emmintrin.h>
+#define BG_BIOS_SIMD_SHARE 1
+static inline lanes lshare32(lanes dp, __m128i f_even, __m128i f_odd)
+{
+    __m128i d;
+    memcpy(&d, &dp, sizeof d);
+    const __m128i even = _mm_mul_epu32(d, f_even);                    /* dp0 * f0, dp2 * f2 */
+    const __m128i odd = _mm_mul_epu32(_mm_srli_epi64(d, 32), f_odd);  /* dp1 * f1, dp3 * f3 */
+    const __m128i hi = _mm_or_si128(_mm_srli_epi64(even, 32), _mm_and_si128(odd, _mm_set_epi32(-1, 0, -1, 0)));
+    lanes r;
+    memcpy(&r, &hi, sizeof r);
+    return r;
+}
+#else
+#define BG_BIOS_SIMD_SHARE 0
+#endif
+
+enum { SHARE_SIMD = 0, SHARE_SCALAR = 1, SHARE_SHIFTED = 2 };
+
+typedef struct pass2_out {
+    lanes unused, dropped_add;
+    uint32_t keep;
+} pass2_out;
+
+/* Lines 11-13 over the schedule list, the burst list and dropping. `mode` is a constant at
+ * each call site: SHARE_SIMD and SHARE_SCALAR are the unshifted windows (every column sum
+ * of demand below 2^32), SHARE_SHIFTED the rest, with share_of's variable shifts. */
+static inline BG_ALWAYS_INLINE pass2_out pass2(bg_bios *b, const share_ctx s[BG_COST_DIMS], const uint64_t *active,
+                                               lanes unused, const int mode)
 {
     bg_bios_tenant *const tt = b->t;
     uint16_t *const sched = b->sched_list, *const bl = b->burst_list;
     const uint32_t n_sched = b->n_sched;
     const uint64_t f0 = s[0].f, f1 = s[1].f, f2 = s[2].f, f3 = s[3].f;
-    const unsigned k0 = shifted ? s[0].shift : 0u, k1 = shifted ? s[1].shift : 0u,
-                   k2 = shifted ? s[2].shift : 0u, k3 = shifted ? s[3].shift : 0u;
+    const unsigned k0 = mode == SHARE_SHIFTED ? s[0].shift : 0u, k1 = mode == SHARE_SHIFTED ? s[1].shift : 0u,
+                   k2 = mode == SHARE_SHIFTED ? s[2].shift : 0u, k3 = mode == SHARE_SHIFTED ? s[3].shift : 0u;
+#if BG_BIOS_SIMD_SHARE
+    const __m128i f_even = _mm_set_epi32(0, (int)(uint32_t)f2, 0, (int)(uint32_t)f0);
+    const __m128i f_odd = _mm_set_epi32(0, (int)(uint32_t)f3, 0, (int)(uint32_t)f1);
+#endif
+    lanes dropped_add = lsplat(0);
     uint32_t keep = 0, nb = 0;
     for (uint32_t j = 0; j < n_sched; j++) {
         const uint32_t i = sched[j];
         bg_bios_tenant *t = &tt[i];
         /* share_of, per dimension; see share_prepare for why dp * f fits in 64 bits. */
-        const lanes share = lmake((uint32_t)(((uint64_t)(t->demand.d[0] >> k0) * f0) >> 32),
-                                  (uint32_t)(((uint64_t)(t->demand.d[1] >> k1) * f1) >> 32),
-                                  (uint32_t)(((uint64_t)(t->demand.d[2] >> k2) * f2) >> 32),
-                                  (uint32_t)(((uint64_t)(t->demand.d[3] >> k3) * f3) >> 32));
+        lanes share;
+#if BG_BIOS_SIMD_SHARE
+        if (mode == SHARE_SIMD)
+            share = lshare32(lv(&t->demand), f_even, f_odd);
+        else
+#endif
+            share = lmake((uint32_t)(((uint64_t)(t->demand.d[0] >> k0) * f0) >> 32),
+                          (uint32_t)(((uint64_t)(t->demand.d[1] >> k1) * f1) >> 32),
+                          (uint32_t)(((uint64_t)(t->demand.d[2] >> k2) * f2) >> 32),
+                          (uint32_t)(((uint64_t)(t->demand.d[3] >> k3) * f3) >> 32));
         const lanes first = lv(&t->alloc), base = lv(&t->res_base);
         /* Line 11: the share, up to the cap parked in lend by the first pass. */
         const lanes q = lmin(share, lsub(lv(&t->lend), first));
         const lanes a = ladd(first, q);
-        *unused = lsub(*unused, q);
+        unused = lsub(unused, q);
         ls(&t->alloc, a);
         const lanes lend = lsub0(a, base);
         ls(&t->lend, lend);
@@ -339,40 +384,25 @@ static inline BG_ALWAYS_INLINE uint32_t pass2(bg_bios *b, const share_ctx s[BG_C
         keep--;
         b->dropped[i >> 6] |= 1ull << (i & 63u);
         t->dropped_at = b->window;
-        *dropped_add = ladd(*dropped_add, a);
+        dropped_add = ladd(dropped_add, a);
     }
     b->n_burst = nb;
-    return keep;
+    return (pass2_out){unused, dropped_add, keep};
 }
 
-void bg_bios_run(bg_bios *b, const bg_bios_usage *u, const uint64_t *active)
+typedef struct pass1_out {
+    lanes unused, den_lo, den_carry;
+    uint32_t n_decay, n_credit, n_throttle;
+} pass1_out;
+
+/* The first of bg_bios_run's four loops (see there). It and each pass2 variant are
+ * functions of their own: inlined into bg_bios_run, GCC kept their vector accumulators
+ * (unused, the demand sums) on the stack, a load and a store per tenant each. */
+static BG_NOINLINE pass1_out pass1(bg_bios *b, const bg_bios_usage *u, lanes unused)
 {
-    const uint32_t wt = b->p.weight_throttle_q16;
-    const lanes alpha = lsplat(b->p.alpha_q16);
-    bg_vec unused0;
-
-    wake(b, active);
-    /* Line 2; dropped tenants' floors are allocations too. */
-    for (unsigned d = 0; d < BG_COST_DIMS; d++)
-        unused0.d[d] = sub0(b->p.total.d[d] - b->reserve.d[d], b->dropped_sum.d[d]);
-    lanes unused = lv(&unused0);
-
     bg_bios_tenant *const tt = b->t;
     const uint16_t *const list = b->sched_list;
     const uint32_t n_sched = b->n_sched;
-
-    /* Lines 3-8 and line 10's column sums, in four loops rather than one. The first visits
-     * every scheduled tenant and does what they all share: the base-path grant (res_base),
-     * demand = usage, and a paid tenant's cap (res_burst, parked in lend for the second
-     * pass). It lists the tenants that need more: the decay path (lines 6-7), credit
-     * tenants (credit update and credit-limited cap), and tenants with throttled cost
-     * (line 10's weighted term). Each of those lists is then walked by a loop that does
-     * only that work. Which tenant needs what is data-dependent along the schedule list;
-     * as branches in one loop they would mispredict about as often as taken, and as masks
-     * every tenant would pay for all of it. The sums are order-independent (u32 modulo
-     * 2^32 for unused, exact u64 for demand), so the corrections add up to the same values.
-     * unused cannot underflow: every first-round grant is at most res_base and init
-     * checked sum(res_base) against it. */
     uint16_t *const decay_list = b->burst_list; /* scratch until the second pass */
     uint16_t *const credit_list = b->scratch[0], *const throttle_list = b->scratch[1];
     uint32_t n_decay = 0, n_credit = 0, n_throttle = 0;
@@ -397,6 +427,54 @@ void bg_bios_run(bg_bios *b, const bg_bios_usage *u, const uint64_t *active)
         throttle_list[n_throttle] = (uint16_t)i;
         n_throttle += (uint32_t)lany(lv(&c->throttle));
     }
+    return (pass1_out){unused, den_lo, den_carry, n_decay, n_credit, n_throttle};
+}
+
+/* One function per mode (see pass1 for why not inlined). */
+static BG_NOINLINE pass2_out pass2_simd(bg_bios *b, const share_ctx *s, const uint64_t *active, lanes unused)
+{
+    return pass2(b, s, active, unused, SHARE_SIMD);
+}
+static BG_NOINLINE pass2_out pass2_scalar(bg_bios *b, const share_ctx *s, const uint64_t *active, lanes unused)
+{
+    return pass2(b, s, active, unused, SHARE_SCALAR);
+}
+static BG_NOINLINE pass2_out pass2_shifted(bg_bios *b, const share_ctx *s, const uint64_t *active, lanes unused)
+{
+    return pass2(b, s, active, unused, SHARE_SHIFTED);
+}
+
+void bg_bios_run(bg_bios *b, const bg_bios_usage *u, const uint64_t *active)
+{
+    const uint32_t wt = b->p.weight_throttle_q16;
+    const lanes alpha = lsplat(b->p.alpha_q16);
+    bg_vec unused0;
+
+    wake(b, active);
+    /* Line 2; dropped tenants' floors are allocations too. */
+    for (unsigned d = 0; d < BG_COST_DIMS; d++)
+        unused0.d[d] = sub0(b->p.total.d[d] - b->reserve.d[d], b->dropped_sum.d[d]);
+    lanes unused = lv(&unused0);
+
+    bg_bios_tenant *const tt = b->t;
+
+    /* Lines 3-8 and line 10's column sums, in four loops rather than one. The first (pass1)
+     * visits every scheduled tenant and does what they all share: the base-path grant (res_base),
+     * demand = usage, and a paid tenant's cap (res_burst, parked in lend for the second
+     * pass). It lists the tenants that need more: the decay path (lines 6-7), credit
+     * tenants (credit update and credit-limited cap), and tenants with throttled cost
+     * (line 10's weighted term). Each of those lists is then walked by a loop that does
+     * only that work. Which tenant needs what is data-dependent along the schedule list;
+     * as branches in one loop they would mispredict about as often as taken, and as masks
+     * every tenant would pay for all of it. The sums are order-independent (u32 modulo
+     * 2^32 for unused, exact u64 for demand), so the corrections add up to the same values.
+     * unused cannot underflow: every first-round grant is at most res_base and init
+     * checked sum(res_base) against it. */
+    uint16_t *const decay_list = b->burst_list; /* scratch until the second pass */
+    uint16_t *const credit_list = b->scratch[0], *const throttle_list = b->scratch[1];
+    const pass1_out p1 = pass1(b, u, unused);
+    const uint32_t n_decay = p1.n_decay, n_credit = p1.n_credit, n_throttle = p1.n_throttle;
+    unused = p1.unused;
 
     /* Lines 6-7: min(res_base, max(floor, usage, alloc * alpha)); unused gets back the
      * difference to the res_base the first loop took. */
@@ -438,21 +516,24 @@ void bg_bios_run(bg_bios *b, const bg_bios_usage *u, const uint64_t *active)
 
     bg_vec un, lo, carry;
     ls(&un, unused);
-    ls(&lo, den_lo);
-    ls(&carry, den_carry);
+    ls(&lo, p1.den_lo);
+    ls(&carry, p1.den_carry);
     share_ctx s[BG_COST_DIMS];
     unsigned any_shift = 0;
+    uint64_t f_max = 0;
     for (unsigned d = 0; d < BG_COST_DIMS; d++) {
         share_prepare(&s[d], un.d[d], ((uint64_t)carry.d[d] << 32) + lo.d[d] + adj[d]);
         any_shift |= s[d].shift;
+        f_max |= s[d].f;
     }
 
     /* Lines 9-13, the burst list, and dropping idle tenants at their floor. */
-    lanes dropped_add = lsplat(0);
-    b->n_sched = any_shift ? pass2(b, s, active, &unused, &dropped_add, 1)
-                           : pass2(b, s, active, &unused, &dropped_add, 0);
-    ls(&b->dropped_sum, ladd(lv(&b->dropped_sum), dropped_add));
-    ls(&b->reserved, ladd(lv(&b->reserve), unused));
+    const pass2_out o = any_shift                              ? pass2_shifted(b, s, active, unused)
+                        : (f_max >> 32) || !BG_BIOS_SIMD_SHARE ? pass2_scalar(b, s, active, unused)
+                                                               : pass2_simd(b, s, active, unused);
+    b->n_sched = o.keep;
+    ls(&b->dropped_sum, ladd(lv(&b->dropped_sum), o.dropped_add));
+    ls(&b->reserved, ladd(lv(&b->reserve), o.unused));
     b->window++;
 }
 

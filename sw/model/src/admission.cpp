@@ -91,8 +91,8 @@ Decision Admission::io(std::uint32_t tenant, const bg_vec &cost)
     IoDesc d;
     d.tenant = static_cast<std::uint16_t>(tenant);
     const IoDecision x = agent_->io_costed(d, cost);
-    if (x.admitted())
-        agent_->complete(IoCompletion{0, d.tenant, 0, x.egress, cost.d[BG_DIM_CPU], 0});
+    if (x.admitted())  // = complete(IoCompletion{0, tenant, 0, x.egress, cost.d[BG_DIM_CPU], 0})
+        agent_->complete_admitted(x, 0);
 
     const Decision out{source_of(x.source), x.lender};
     TenantTotals &tot = totals_[tenant];

@@ -229,6 +229,17 @@ void Agent::complete(const IoCompletion &c)
     completions_++;
 }
 
+void Agent::complete_admitted(const IoDecision &x, std::uint32_t sa_delay_ns)
+{
+    // LoadBalancer::complete and BufferPool::release still throw on an underflow, so a
+    // caller that breaks the precondition fails loudly rather than corrupting the counts.
+    lb_.complete(x.egress, x.cost.d[BG_DIM_CPU]);
+    bpool_.release(x.queue);
+    bg_lh_record(&hist_[x.tenant], sa_delay_ns);
+    bg_lh_record(&hist_all_, sa_delay_ns);
+    completions_++;
+}
+
 void Agent::commit_window()
 {
     for (Tenant &t : t_) {

@@ -127,6 +127,11 @@ public:
     // admission block input). Admission-only studies feed costs directly.
     IoDecision io_costed(const IoDesc &d, const bg_vec &cost);
     void complete(const IoCompletion &c);
+    // complete() of the I/O io_costed() admitted as `x` just before, with no other event in
+    // between (Admission completes every admitted I/O at once). Such a completion passes
+    // every check of complete() by construction -- its tenant, queue and egress exist, and
+    // what it releases was just taken -- so this skips them; the state change is the same.
+    void complete_admitted(const IoDecision &x, std::uint32_t sa_delay_ns);
 
     bool held() const { return held_; }
     std::uint64_t window() const { return window_; }

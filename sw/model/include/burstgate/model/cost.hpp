@@ -54,8 +54,10 @@ private:
     template <typename Self>
     static auto locate(Self &self, uint32_t addr);
 
+    // Register storage. size_lo_ has one entry past the registers, a bound no size reaches,
+    // so estimate() can compare all bounds as two four-lane vectors; it is never addressed.
     std::array<uint32_t, BG_COST_FACTOR_COUNT> factor_;
-    std::array<uint32_t, BG_COST_SIZE_LO_COUNT> size_lo_;
+    std::array<uint32_t, BG_COST_SIZE_LO_COUNT + 1> size_lo_;
     std::array<uint32_t, BG_COST_TABLE_BASE_COUNT> base_;
     std::array<uint32_t, BG_COST_TABLE_SLOPE_COUNT> slope_;
 };
