@@ -2,6 +2,8 @@
 // one fails when it cannot start (one line, saying what to do), and the model's identity.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -37,6 +39,28 @@ TEST(Engines, XrtWithoutABoardSaysUseVerilator)
     EXPECT_EQ(msg.find('\n'), std::string::npos) << "not one line: " << msg;
     EXPECT_EQ(msg.rfind("xrt: ", 0), 0u) << msg;
     EXPECT_TRUE(xrt_available()) << "bg_host was built without libxrt-dev";
+}
+
+// xrt::ip refuses offsets beyond the CU's register window recorded in the xclbin; XrtDevice
+// must refuse, when it opens, a window that stops short of the TENANT block (e.g. XRT's 64 KiB
+// fallback) instead of failing at the first TENANT access in the middle of a run.
+TEST(Engines, XrtRegisterWindowMustCoverTheMap)
+{
+    const std::uint64_t map = std::uint64_t{BG_TENANT_BASE} + BG_TENANT_SIZE;
+    EXPECT_NO_THROW(check_register_window(map, "k.xclbin"));
+    EXPECT_THROW(check_register_window(map - 4, "k.xclbin"), std::runtime_error);
+    try {
+        check_register_window(0x10000, "k.xclbin");
+        FAIL() << "a 64 KiB window was accepted";
+    } catch (const std::runtime_error &e) {
+        const std::string msg = e.what();
+        EXPECT_EQ(msg.rfind("xrt: k.xclbin ", 0), 0u) << msg;
+        EXPECT_NE(msg.find("0x10000"), std::string::npos) << msg;
+        char need[24];
+        std::snprintf(need, sizeof need, "%#llx", static_cast<unsigned long long>(map));
+        EXPECT_NE(msg.find(need), std::string::npos) << msg;
+        EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    }
 }
 
 TEST(Engines, VerilatorSaysHowToBuildItOrRuns)

@@ -110,7 +110,10 @@ void RingDevice::submit(std::span<const IoDesc> in, std::vector<IoDecision> &out
 {
     for (std::size_t i = 0; i < in.size(); i++)
         check(in[i], i);
-    out.reserve(out.size() + in.size());
+    // Grow geometrically: an exact reserve per batch would reallocate (and page-fault) the
+    // whole vector on every call of a caller that appends across batches.
+    if (out.capacity() < out.size() + in.size())
+        out.reserve(std::max(out.size() + in.size(), 2 * out.capacity()));
     const std::uint32_t dsize = size_of(desc_);
     std::size_t sent = 0, got = 0;
     while (got < in.size()) {

@@ -1,12 +1,17 @@
 // The "xrt" engine. Built only when CMake finds libxrt-dev (BG_HAVE_XRT).
 #include "burstgate/host/xrt_device.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <stdexcept>
 #include <thread>
 
+#include "burstgate/regs.h"
+
 #ifdef BG_HAVE_XRT
 #include <experimental/xrt_ip.h>
+#include <experimental/xrt_xclbin.h>
 #include <xrt/xrt_bo.h>
 #include <xrt/xrt_device.h>
 #endif
@@ -16,7 +21,25 @@ namespace bg {
 namespace {
 // The engine waits this long for a kernel that moves nothing before it calls it stuck.
 constexpr auto stall_limit = std::chrono::seconds(5);
+// The register map ends with the TENANT block (docs/registers.md); kernel_xml.py gives
+// s_axi_control the same span as its range.
+constexpr std::uint64_t map_bytes = std::uint64_t{BG_TENANT_BASE} + BG_TENANT_SIZE;
+
+std::string hex(std::uint64_t v)
+{
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "%#llx", static_cast<unsigned long long>(v));
+    return buf;
+}
 }  // namespace
+
+void check_register_window(std::uint64_t bytes, const std::string &xclbin)
+{
+    if (bytes < map_bytes)
+        throw std::runtime_error("xrt: " + xclbin + " gives bg_kernel's s_axi_control a register window of " + hex(bytes) +
+                                 " bytes, the register map needs " + hex(map_bytes) +
+                                 " (TENANT at " + hex(BG_TENANT_BASE) + "); rebuild it with `make xclbin`");
+}
 
 #ifdef BG_HAVE_XRT
 
@@ -40,12 +63,24 @@ XrtDevice::XrtDevice(unsigned index, const std::string &xclbin, unsigned ring_lo
     }
     if (xclbin.empty())
         throw std::runtime_error("xrt: no xclbin given (set BG_XCLBIN or --xclbin; `make xclbin` builds one)");
+    std::uint64_t window = 0;
     try {
-        impl_->uuid = impl_->device.load_xclbin(xclbin);
+        const xrt::xclbin xb(xclbin);
+        impl_->uuid = impl_->device.load_xclbin(xb);
+        // xrt::ip checks every offset against the CU's address range, which XRT >= 2.12 reads
+        // from the xclbin's kernel XML (the s_axi_control port's range; 64 KiB only when the
+        // XML is missing): a short window would otherwise fail at the first TENANT access.
+        // The link configs instantiate one CU; with several, the smallest window counts.
+        bool first = true;
+        for (const xrt::xclbin::ip &cu : xb.get_kernel("bg_kernel").get_cus()) {
+            window = first ? cu.get_size() : std::min<std::uint64_t>(window, cu.get_size());
+            first = false;
+        }
         impl_->ip = xrt::ip(impl_->device, impl_->uuid, "bg_kernel:{bg_kernel_1}");
     } catch (const std::exception &e) {
         throw std::runtime_error("xrt: cannot load " + xclbin + " with a bg_kernel_1 compute unit (" + e.what() + ")");
     }
+    check_register_window(window, xclbin);
     RingMemory mem[3];
     const Ring rings[3] = {Ring::Desc, Ring::Decision, Ring::Completion};
     for (int i = 0; i < 3; i++) {

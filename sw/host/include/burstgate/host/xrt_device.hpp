@@ -3,6 +3,7 @@
 // not schedule it); rings in xrt::bo buffers synced to and from the device.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -32,5 +33,10 @@ private:
 
 // True when this binary was built against XRT.
 bool xrt_available();
+
+// Throws std::runtime_error (one line, naming `xclbin`) unless a compute unit register window
+// of `bytes` -- what XRT's xrt::ip lets read_register/write_register reach -- covers the whole
+// register map, TENANT block included. XrtDevice calls it with the window the xclbin records.
+void check_register_window(std::uint64_t bytes, const std::string &xclbin);
 
 }  // namespace bg
