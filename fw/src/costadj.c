@@ -15,7 +15,6 @@ void bg_ca_default_config(bg_ca_config *cfg, uint32_t target_ns)
     cfg->step_down_q12 = 64u;
     cfg->factor_min = BG_CA_ONE;
     cfg->factor_max = 8u * BG_CA_ONE;
-    cfg->util_margin_q16 = BG_CA_UTIL_ONE / 8u;
 }
 
 const char *bg_ca_config_error(const bg_ca_config *cfg)
@@ -89,12 +88,8 @@ uint32_t bg_ca_lower(const bg_ca_config *cfg, uint32_t factor)
 unsigned bg_ca_window(bg_ca_state *st, const bg_ca_config *cfg, const bg_hal *hal,
                       const bg_lhist *window, const bg_vec *used, const bg_vec *capacity)
 {
-    uint32_t top = 0;
-    for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+    for (unsigned d = 0; d < BG_COST_DIMS; d++)
         st->util_q16[d] = (used && capacity) ? bg_ca_util_q16(used->d[d], capacity->d[d]) : 0;
-        if (st->util_q16[d] > top)
-            top = st->util_q16[d];
-    }
 
     uint64_t n = bg_lh_total(window);
     st->action = 0;
@@ -109,14 +104,9 @@ unsigned bg_ca_window(bg_ca_state *st, const bg_ca_config *cfg, const bg_hal *ha
     else
         return 0;
 
-    uint32_t floor_util = top > cfg->util_margin_q16 ? top - cfg->util_margin_q16 : 0;
     unsigned changed = 0;
     for (unsigned d = 0; d < BG_COST_DIMS; d++) {
-        uint32_t f = st->factor[d];
-        if (st->action > 0)
-            f = st->util_q16[d] >= floor_util ? bg_ca_raise(cfg, f) : f;
-        else
-            f = bg_ca_lower(cfg, f);
+        uint32_t f = st->action > 0 ? bg_ca_raise(cfg, st->factor[d]) : bg_ca_lower(cfg, st->factor[d]);
         if (f != st->factor[d]) {
             st->factor[d] = f;
             write_factor(hal, d, f);

@@ -86,7 +86,8 @@ void bg_db_target(const bg_db_config *cfg, uint64_t delta_q16, bg_vec *target)
     bg_vec cap;
     bg_db_cheque_cap(cfg, &cap);
     for (unsigned d = 0; d < BG_COST_DIMS; d++) {
-        uint64_t c = ((uint64_t)cfg->main_size.d[d] * share) >> BG_DB_FRAC_BITS;
+        uint32_t k = cfg->capacity.d[d] ? cfg->capacity.d[d] : cfg->main_size.d[d];
+        uint64_t c = ((uint64_t)k * share) >> BG_DB_FRAC_BITS;
         target->d[d] = c < cap.d[d] ? (uint32_t)c : cap.d[d];
     }
 }

@@ -1,4 +1,4 @@
-// Delay-based cost adjustment: step rules, bounds, dimension choice, HAL writes, and a
+// Delay-based cost adjustment: step rules, bounds, every dimension moving, HAL writes, and a
 // Table-3-like closed loop where the true CPU cost is twice the estimate.
 #include <gtest/gtest.h>
 
@@ -78,7 +78,12 @@ TEST(CostAdj, InitWritesFactorsThroughHal)
     }
 }
 
-TEST(CostAdj, RaisesTheBindingDimensionsOnly)
+// BurstCBS §5.3 raises "the cost" when the delay breaches the target. The case that broke the
+// earlier rule (raise only the dimensions within 1/8 of the highest ESTIMATED utilization):
+// the CPU cost is underestimated 2x, so CPU reads 50 % while the software limit reads 90 %;
+// the SA is short of CPU, and the CPU factor must rise. The old rule raised the software
+// limit alone and left CPU at 1.0 for ever.
+TEST(CostAdj, BreachRaisesTheUnderestimatedDimensionToo)
 {
     g_regs.clear();
     bg_ca_config c;
@@ -87,22 +92,30 @@ TEST(CostAdj, RaisesTheBindingDimensionsOnly)
     bg_ca_init(&st, &c, &kHal);
     const bg_lhist slow = all_at(300000, 100);
 
-    // cpu 90 %, ingress 0, egress 85 %, swlimit 50 %; margin 12.5 %: cpu and egress rise.
     const bg_vec cap{{1000, 1000, 1000, 1000}};
-    const bg_vec used{{900, 0, 850, 500}};
+    const bg_vec used{{500, 0, 100, 900}};  // cpu 50 % (truly 100 %), swlimit 90 %
     g_writes = 0;
     unsigned mask = bg_ca_window(&st, &c, &kHal, &slow, &used, &cap);
-    EXPECT_EQ(mask, (1u << BG_DIM_CPU) | (1u << BG_DIM_EGRESS));
-    EXPECT_EQ(g_writes, 2);
+    EXPECT_EQ(mask, 0xFu);
+    EXPECT_EQ(g_writes, 4);
     EXPECT_EQ(st.action, 1);
-    EXPECT_EQ(g_regs[BG_COST_FACTOR(BG_DIM_CPU)], 4352u);
-    EXPECT_EQ(g_regs[BG_COST_FACTOR(BG_DIM_EGRESS)], 4352u);
-    EXPECT_EQ(st.factor[BG_DIM_SWLIMIT], 4096u);
-    EXPECT_EQ(st.util_q16[BG_DIM_CPU], 58982u);
+    for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+        EXPECT_EQ(st.factor[d], 4352u) << d;
+        EXPECT_EQ(g_regs[BG_COST_FACTOR(d)], 4352u) << d;
+    }
+    EXPECT_EQ(st.util_q16[BG_DIM_CPU], 32768u);  // kept for telemetry
+    EXPECT_EQ(st.util_q16[BG_DIM_SWLIMIT], 58982u);
 
-    // No utilization information: every dimension rises.
+    // Ten more breached windows: the CPU factor keeps rising with the rest.
+    for (int w = 0; w < 10; w++)
+        bg_ca_window(&st, &c, &kHal, &slow, &used, &cap);
+    EXPECT_GT(st.factor[BG_DIM_CPU], 7000u);
+    EXPECT_EQ(st.factor[BG_DIM_CPU], st.factor[BG_DIM_SWLIMIT]);
+
+    // No utilization information changes nothing.
     mask = bg_ca_window(&st, &c, &kHal, &slow, nullptr, nullptr);
     EXPECT_EQ(mask, 0xFu);
+    EXPECT_EQ(st.util_q16[BG_DIM_SWLIMIT], 0u);
 
     // Below target: everything above its floor comes down.
     const bg_lhist fast = all_at(3000, 100);
@@ -202,8 +215,10 @@ TEST(CostAdj, Table3LikeTrueCostTwiceTheEstimate)
             ASSERT_LE(st.factor[d], c.factor_max);
             ASSERT_EQ(g_regs[BG_COST_FACTOR(d)], st.factor[d]);
         }
-        // Egress and swlimit never bind here, so they are never raised.
-        EXPECT_EQ(st.factor[BG_DIM_EGRESS], BG_CA_ONE);
+        // The cost moves as one (§5.3): every dimension carries the CPU's factor, including
+        // egress, whose estimated utilization stays well below the CPU's.
+        for (unsigned d = 0; d < BG_COST_DIMS; d++)
+            ASSERT_EQ(st.factor[d], st.factor[BG_DIM_CPU]);
         if (first_at_2x < 0 && st.factor[BG_DIM_CPU] >= 2 * BG_CA_ONE)
             first_at_2x = w;
         if (first_at_2x >= 0 && first_under_target < 0 && r.p95_ns <= kTarget)

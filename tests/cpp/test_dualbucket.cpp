@@ -139,6 +139,37 @@ TEST(DualBucketFw, ChequeTargetTracksDeltaT)
     }
 }
 
+// Seed 002's main bucket issues the proxy's limit (1.2 GB/s, "100 % load"), below what the
+// server serves (mu = 2130 in Fig. 6). delta_p is a residual of mu, so the cheque refill is
+// delta_p * T of the capacity, not delta_p / mu of the smaller main issuance (which would
+// shrink every cheque by S / (mu * T)).
+TEST(DualBucketFw, ChequeTargetIsDeltaTWhenTheMainBucketIsBelowCapacity)
+{
+    bg_db_config c = fig6_config();
+    c.capacity = c.main_size;
+    for (unsigned d = 0; d < BG_COST_DIMS; d++)
+        c.main_size.d[d] = static_cast<uint32_t>(uint64_t{c.capacity.d[d]} * 1200 / 2130);
+    c.cheque_share_q16 = 65536;  // uncapped: the target is delta_p * T itself
+    for (uint32_t residual : {400u, 700u, 930u}) {
+        const uint32_t w = bg_db_predict_wp_ns(&c, residual);
+        const uint64_t dq = bg_db_delta_q16(&c, w);
+        bg_vec t;
+        bg_db_target(&c, dq, &t);
+        const double want = delta_ref(w) * kT / 8.0;  // bytes
+        EXPECT_NEAR(double(t.d[BG_DIM_SWLIMIT]), want, 2e-6 * residual * kT / 8.0 + kSwBytes / 65536.0 + 1.0)
+            << residual;
+        EXPECT_NEAR(double(t.d[BG_DIM_SWLIMIT]), double(bg_db_delta_bytes(&c, dq)), kSwBytes / 65536.0 + 1.0);
+        EXPECT_NEAR(double(t.d[BG_DIM_CPU]), delta_ref(w) / kMu * 20000000.0, 20000000.0 / 65536.0 + 40.0);
+    }
+    // The share cap still applies to the main bucket's size.
+    c.cheque_share_q16 = 13107;
+    bg_vec cap, t;
+    bg_db_cheque_cap(&c, &cap);
+    bg_db_target(&c, uint64_t{kMu} << 16, &t);
+    for (unsigned d = 0; d < BG_COST_DIMS; d++)
+        EXPECT_EQ(t.d[d], cap.d[d]);
+}
+
 TEST(DualBucketFw, RefillRule)
 {
     const bg_db_config c = fig6_config();

@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
+#include "burstgate/model/agent.hpp"
+#include "burstgate/sim/provision.hpp"
 #include "burstgate/sim/scenario.hpp"
 
 namespace {
@@ -154,6 +157,58 @@ TEST(SimScenario, CrossFieldRules)
     EXPECT_EQ(error_of(replace(kGood, "warmup_ms: 10", "warmup_ms: 100")), "s.yaml:4: warmup_ms: must be shorter than duration_ms");
     EXPECT_EQ(error_of(kGood + "  - name: one\n    base: {iops: 1, mbps: 1}\n    workload: {mode: closed, iodepth: 1, sizes: {4k: 1}}\n"),
               "s.yaml:26: tenants[1].name: duplicate tenant name 'one'");
+}
+
+// dualbucket.main_share: seed 002's main bucket issues the proxy's limit, below capacity. A
+// loader that dropped the key, or a provisioning that still issued the whole capacity (or sized
+// the cheque's delta_p / mu from the main issuance: capacity left 0), fails here.
+TEST(SimScenario, MainShareSetsTheMainBucketBelowCapacity)
+{
+    EXPECT_EQ(parse_scenario(kGood, "s.yaml").db.main_share, 1.0);
+    const std::string db = kGood + "dualbucket:\n  main_share: 0.5\n";
+    const bg::sim::Scenario sc = parse_scenario(db, "s.yaml");
+    EXPECT_EQ(sc.db.main_share, 0.5);
+    EXPECT_EQ(error_of(replace(db, "main_share: 0.5", "main_share: 0")),
+              "s.yaml:27: dualbucket.main_share: must be above 0: the main bucket would admit nothing");
+    EXPECT_EQ(error_of(replace(db, "main_share: 0.5", "main_share: 1.5")).rfind("s.yaml:27: dualbucket.main_share: ", 0), 0u);
+
+    bg::Agent agent(bg::AgentParams{});
+    const bg_hal hal = agent.hal();
+    bg::sim::Firmware fw;
+    std::vector<std::string> warnings;
+    bg::sim::init_firmware(sc, bg::sim::Scheduler::kDualBucket, hal, fw, warnings);
+    const bg_db_config &c = fw.fw.cfg.db;
+    // 500 us windows, 2 SA threads: 1 000 000 CPU ns of capacity, half of it issued.
+    EXPECT_EQ(c.capacity.d[BG_DIM_CPU], 1000000u);
+    EXPECT_EQ(c.main_size.d[BG_DIM_CPU], 500000u);
+    for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+        EXPECT_GT(c.capacity.d[d], 0u) << d;
+        EXPECT_NEAR(double(c.main_size.d[d]), c.capacity.d[d] / 2.0, 1.0) << d;
+    }
+}
+
+// Provisioning and the admissibility checks price an I/O with bg::sim::io_cost; admission
+// charges what the programmed COST table says. They must be one source: a second,
+// floating-point formula (what io_cost used to be) differs by rounding once estimate_error
+// does not divide the profile (2200 / 3 ns + 40 / 3 ns per KiB: 787 vs the table's 785 at 4 KiB).
+TEST(SimScenario, ProvisioningPricesAnIoAsAdmissionCharges)
+{
+    const bg::sim::Scenario sc = parse_scenario(replace(kGood, "  threads: 2", "  threads: 2\n  estimate_error: 3"), "s.yaml");
+    bg::Agent agent(bg::AgentParams{});
+    const bg_hal hal = agent.hal();
+    bg::sim::program_device(sc, bg::sim::Scheduler::kWild, 1, hal, agent.params().ingress);
+    for (std::uint32_t size : {512u, 4096u, 12288u, 131072u, 1u << 20}) {
+        for (bool write : {false, true}) {
+            bg::IoDesc d;
+            d.size = size;
+            d.write = write;
+            const bg::IoDecision x = agent.io(d);
+            const bg_vec c = bg::sim::io_cost(sc.dpu, sc.tenants[0], size, write);
+            for (unsigned k = 0; k < BG_COST_DIMS; k++)
+                EXPECT_EQ(c.d[k], x.cost.d[k]) << size << (write ? " write" : " read") << " dim " << k;
+            EXPECT_EQ(bg::sim::est_io_cpu(sc.dpu, sc.tenants[0], size, write), double(x.cost.d[BG_DIM_CPU]));
+        }
+    }
 }
 
 TEST(SimScenario, SyntaxErrorHasLine)

@@ -172,6 +172,21 @@ def test_trace2iolog_writes_one_file_per_device(tmp_path):
     assert sorted(p.name for p in (tmp_path / "p").iterdir()) == ["db.iolog"]
 
 
+def test_burstgate_command_runs_trace2iolog(tmp_path):
+    """`burstgate trace2iolog` (issue 9's name for it) is burstgate-host's converter, errors included."""
+    trace = tmp_path / "msr.csv"
+    trace.write_text("128166372003061629,hm,1,Read,8192,4096,1331\n128166372013061629,hm,1,Write,0,512,77\n")
+    cmd = [ROOT / "sw" / "py" / "burstgate", "trace2iolog", "--trace", trace, "--format", "msr",
+           "--out-dir", tmp_path / "o", "--device-map", "hm_1=vol"]
+    env = {**os.environ, "BG_BUILD_DIR": str(BUILD)}
+    result = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, env=env, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert parse_iolog_v3(tmp_path / "o" / "vol.iolog") == ("vol", [(0, "read", 8192, 4096), (1_000_000, "write", 0, 512)])
+    trace.write_text("1,hm,1,Read,8192,4096,1331\nnot a record\n")
+    bad = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, env=env, timeout=60)
+    assert bad.returncode == 2 and f"{trace}:2" in bad.stderr, bad.stderr
+
+
 # (format, file text, line of the bad record, words of the message)
 BAD_TRACES = [
     ("cloudphysics", "version,time,op,size,lbn\n1,5,28,512\n", 2, "expected 5 fields"),

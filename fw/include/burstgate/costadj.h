@@ -16,11 +16,15 @@
  * floor(f * step_down / 4096)); then clamp to [min, max]. A slower lower step than raise step
  * damps the oscillation around the equilibrium.
  *
- * Which dimensions rise: those whose estimated utilization in the window is within
- * util_margin of the highest one. Admission stops at the first dimension that runs out, so
- * raising a slack dimension admits nothing less and only distorts later decisions (the reason
- * the cost is a vector at all); raising the binding one cuts admitted load at once. When the
- * delay is below target every dimension above its floor comes down. */
+ * Which dimensions move: all of them, together. BurstCBS §5.3 adjusts "the cost" as one: "when
+ * the target delay is breached, we gradually increase the cost ... and we reduce the cost when
+ * the delay drops below the target"; its misestimation case (FPGA error handling) makes an I/O
+ * cost more "CPU resources and bandwidth" at once. The SA delay does not say which resource is
+ * short, and the estimated utilization cannot either: the dimension that is underestimated is
+ * exactly the one whose estimated utilization reads too low. (An earlier rule raised only the
+ * dimensions within a margin of the highest estimated utilization; with the CPU cost
+ * underestimated 2x it raised the software-limit factor to its ceiling and left CPU at 1.0.)
+ * The window's estimated utilization is still kept in the state, for telemetry. */
 #ifndef BURSTGATE_COSTADJ_H
 #define BURSTGATE_COSTADJ_H
 
@@ -46,18 +50,17 @@ typedef struct bg_ca_config {
     uint32_t step_down_q12;   /* relative lowering per window, Q4.12 (64 = 1.5625 %) */
     uint32_t factor_min;      /* Q4.12, >= 1 */
     uint32_t factor_max;      /* Q4.12, >= factor_min, <= BG_COST_FACTOR_MASK */
-    uint32_t util_margin_q16; /* raise dims within this of the top utilization (65536: all) */
 } bg_ca_config;
 
 typedef struct bg_ca_state {
     uint32_t factor[BG_COST_DIMS];   /* current COST.FACTOR(d) values */
-    uint32_t util_q16[BG_COST_DIMS]; /* last window's estimated utilization */
+    uint32_t util_q16[BG_COST_DIMS]; /* last window's estimated utilization (telemetry) */
     uint32_t delay_ns;               /* last window's statistic (0 when held for no data) */
     int action;                      /* last window: +1 raised, -1 lowered, 0 held */
 } bg_ca_state;
 
 /* A configuration usable as-is: P95 interpolated, 6.25 % up, 1.5625 % down, [1.0, 8.0],
- * margin 1/8, 16 samples, the given target. */
+ * 16 samples, the given target. */
 void bg_ca_default_config(bg_ca_config *cfg, uint32_t target_ns);
 
 /* NULL when the configuration is usable, else the name of the first bad field. */
@@ -74,9 +77,10 @@ uint32_t bg_ca_raise(const bg_ca_config *cfg, uint32_t factor);
 uint32_t bg_ca_lower(const bg_ca_config *cfg, uint32_t factor);
 
 /* One window: window is the aggregate SA-delay histogram of the window that ended; used and
- * capacity are the window's estimated (factored) usage and capacity vectors (either may be
- * NULL: then every dimension counts as top-utilized). Changed factors are written to
- * COST.FACTOR(d) through hal (if not NULL). Returns the mask of dimensions that changed. */
+ * capacity are the window's estimated (factored) usage and capacity vectors, recorded as
+ * util_q16 (either may be NULL: utilization 0). Every factor rises when the statistic is above
+ * target and falls when below (each clamped). Changed factors are written to COST.FACTOR(d)
+ * through hal (if not NULL). Returns the mask of dimensions that changed. */
 unsigned bg_ca_window(bg_ca_state *st, const bg_ca_config *cfg, const bg_hal *hal,
                       const bg_lhist *window, const bg_vec *used, const bg_vec *capacity);
 

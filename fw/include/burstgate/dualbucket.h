@@ -15,9 +15,12 @@
  * only, but our SA saturates on CPU for small I/Os and on link bytes for large ones (BurstCBS
  * §5.3); a bytes-only cheque would let a 4 KiB burst overdraw CPU unchecked. delta_p is a
  * bandwidth, so it enters each dimension as the share delta_p / mu of that dimension's
- * per-interval issuance S[d]: cheque target C[d] = min(S[d] * delta_p / mu, share * S[d]).
- * When S[d] = mu * T (a byte dimension sized to mu), C[d] is delta_p * T up to the share's
- * Q0.16 rounding (at most S[d] / 65536 low).
+ * per-interval capacity K[d] = mu * T: cheque target C[d] = min(K[d] * delta_p / mu,
+ * share * S[d]), i.e. delta_p * T ("refill the cheque bucket with delta_p T") up to the share's
+ * Q0.16 rounding (at most K[d] / 65536 low). The main bucket's issuance S is the proxy's
+ * rate limit, which seed 002 sets below what the server can serve (1.2 GB/s, "100 % load",
+ * against the mu = 2130 of its Fig. 6) so that the residual mu - lambda the cheque overdraws
+ * exists; delta_p measures that residual against mu, not against S.
  *
  * Fixed point: L_p in Q16.16 (table of supported p), alpha * L_p * 1000 / w_ns in Q16 Mbps,
  * delta_p in Q16 Mbps, delta_p / mu as a Q0.16 share (0..65536), cheque_share Q0.16. Every
@@ -39,7 +42,9 @@ extern "C" {
 #define BG_DB_ONE (1u << BG_DB_FRAC_BITS) /* 1.0 in Q0.16 / Q16.16 */
 
 typedef struct bg_db_config {
-    bg_vec main_size;          /* S: tokens issued per interval, per dimension (capacity * T) */
+    bg_vec main_size;          /* S: tokens the main bucket issues per interval, per dimension */
+    bg_vec capacity;           /* mu * T per dimension: what delta_p / mu is a share of; a zero
+                                * dimension means S (a main bucket issued at capacity) */
     uint32_t cheque_share_q16; /* cheque bucket size / S, Q0.16 in [0, 65536]; 0.2 -> 13107 */
     uint32_t alpha;            /* correction factor alpha (8000 in production) */
     uint32_t pct_ppm;          /* monitored percentile p in ppm; must have a bg_db_ln_q16 entry */
@@ -80,7 +85,7 @@ uint32_t bg_db_predict_wp_ns(const bg_db_config *cfg, uint32_t residual_mbps);
 uint64_t bg_db_delta_q16(const bg_db_config *cfg, uint32_t wp_ns);
 
 /* Cheque target from delta: share = floor(delta_q16 / mu) (Q0.16),
- * C[d] = min(floor(S[d] * share / 65536), cap[d]). */
+ * C[d] = min(floor(K[d] * share / 65536), cap[d]) with K = capacity (S where it is 0). */
 void bg_db_target(const bg_db_config *cfg, uint64_t delta_q16, bg_vec *target);
 
 /* delta_p * T in bytes: floor(delta_q16 * T_us / (8 * 65536)) (Mbps * us = bits). */

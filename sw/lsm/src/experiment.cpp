@@ -39,11 +39,11 @@ struct Request {
 
 class Driver {
 public:
-    Driver(const RunSpec& spec, EventLoop& loop, LsmStore* store, Volume* raw, Workload& wl)
+    Driver(const RunSpec& spec, EventLoop& loop, LsmStore* store, Volume* raw, Workload& wl, std::uint32_t paid_iops)
         : spec_(spec), loop_(loop), store_(store), raw_(raw), wl_(wl), rng_(spec.seed ^ 0x5eed),
           idle_(spec.threads)
     {
-        base_rate_ = spec.intensity * static_cast<double>(spec.volume.paid_iops);
+        base_rate_ = spec.intensity * static_cast<double>(paid_iops);
         timeline_.resize(static_cast<std::size_t>((spec.duration + kSec - 1) / kSec));
         schedule_arrival();
     }
@@ -139,23 +139,76 @@ private:
     std::deque<Request> queue_;
 };
 
+// A backing volume's IOPS tokens per second, counted at submission (a CloudVolume counts
+// them itself, when it spends them).
+class TokenCounter final : public Volume {
+public:
+    TokenCounter(Volume& v, Time warmup) : v_(v), warmup_(warmup) {}
+    void submit(const IoRequest& io, Completion done) override
+    {
+        const auto sec = static_cast<std::size_t>(v_.loop().now() / kSec);
+        if (sec >= per_second_.size()) per_second_.resize(sec + 1);
+        per_second_[sec] += io_tokens(io.bytes);
+        if (v_.loop().now() >= warmup_) measured_ += io_tokens(io.bytes);
+        v_.submit(io, std::move(done));
+    }
+    std::uint32_t paid_iops() const override { return v_.paid_iops(); }
+    EventLoop& loop() override { return v_.loop(); }
+    const std::vector<std::uint32_t>& tokens_per_second() const { return per_second_; }
+    std::uint64_t measured() const { return measured_; }  // tokens submitted at or after warmup
+
+private:
+    Volume& v_;
+    Time warmup_;
+    std::uint64_t measured_ = 0;
+    std::vector<std::uint32_t> per_second_;
+};
+
 }  // namespace
 
-RunResult run(const RunSpec& spec)
+struct Experiment::Impl {
+    RunSpec spec;
+    EventLoop& loop;
+    std::unique_ptr<CloudVolume> volume;    // without a backing volume
+    std::unique_ptr<TokenCounter> counter;  // with one
+    std::unique_ptr<CongestionAwareAllocator> allocator;
+    std::unique_ptr<Cache> cache;
+    std::unique_ptr<LsmStore> store;
+    std::unique_ptr<Workload> wl;
+    std::unique_ptr<Driver> driver;
+    std::uint64_t pages = 0;
+    CacheStats cache_at_warmup;
+    VolumeStats vol_at_warmup;
+    LsmStats lsm_at_warmup;
+
+    Impl(const RunSpec& s, EventLoop& l) : spec(s), loop(l) {}
+    const std::vector<std::uint32_t>& tokens_per_second() const
+    {
+        return volume ? volume->tokens_per_second() : counter->tokens_per_second();
+    }
+};
+
+Experiment::Experiment(const RunSpec& spec, EventLoop& loop, Volume* backing) : impl_(std::make_unique<Impl>(spec, loop))
 {
     if (spec.threads == 0) throw std::invalid_argument("threads must be > 0");
     if (spec.intensity <= 0) throw std::invalid_argument("intensity must be > 0");
     if (spec.duration <= spec.warmup) throw std::invalid_argument("duration must exceed warmup");
     if (spec.cache_share < 0 || spec.cache_share > 1) throw std::invalid_argument("cache share in [0, 1]");
-
-    EventLoop loop;
-    CloudVolume volume(loop, spec.volume, spec.seed * 7 + 3);
+    Impl& m = *impl_;
+    Volume* base;
+    if (backing) {
+        if (&backing->loop() != &loop) throw std::invalid_argument("the backing volume runs on another event loop");
+        if (backing->paid_iops() == 0) throw std::invalid_argument("the backing volume pays for 0 IOPS");
+        m.counter = std::make_unique<TokenCounter>(*backing, spec.warmup);
+        base = m.counter.get();
+    } else {
+        m.volume = std::make_unique<CloudVolume>(loop, spec.volume, spec.seed * 7 + 3);
+        base = m.volume.get();
+    }
     const std::uint64_t data_bytes = spec.lsm.keys * (spec.lsm.key_bytes + spec.lsm.value_bytes);
-    const std::uint64_t pages = static_cast<std::uint64_t>(spec.cache_share * static_cast<double>(data_bytes) / kPageBytes);
+    m.pages = static_cast<std::uint64_t>(spec.cache_share * static_cast<double>(data_bytes) / kPageBytes);
 
-    std::unique_ptr<CongestionAwareAllocator> allocator;
-    std::unique_ptr<Cache> cache;
-    Volume* io = &volume;
+    Volume* io = base;
     LsmConfig lsm = spec.lsm;
     if (spec.store == "calcspar") {
         CongestionAwareAllocator::Policy pol;
@@ -165,42 +218,45 @@ RunResult run(const RunSpec& spec)
         else if (spec.allocator == "sa") pol = CongestionAwareAllocator::Policy::static_share;
         else if (spec.allocator == "da") pol = CongestionAwareAllocator::Policy::dynamic_share;
         else throw std::invalid_argument("unknown allocator '" + spec.allocator + "' (twa, na, sa, da, twa-reserve)");
-        allocator = std::make_unique<CongestionAwareAllocator>(volume, pol, spec.volume.phase, spec.token_slices);
-        io = allocator.get();
+        m.allocator = std::make_unique<CongestionAwareAllocator>(*base, pol, spec.volume.phase, spec.token_slices);
+        io = m.allocator.get();
         FaCacheConfig fc;
-        fc.capacity_pages = pages;
+        fc.capacity_pages = m.pages;
         if (spec.cache == "fa") fc.variant = FaCacheConfig::Variant::fluctuation_aware;
         else if (spec.cache == "passive") fc.variant = FaCacheConfig::Variant::passive_only;
         else if (spec.cache == "prefetch") fc.variant = FaCacheConfig::Variant::prefetch_only;
         else throw std::invalid_argument("unknown cache '" + spec.cache + "' (fa, passive, prefetch)");
-        cache = std::make_unique<FluctuationAwareCache>(loop, *allocator, *allocator, fc);
+        m.cache = std::make_unique<FluctuationAwareCache>(loop, *m.allocator, *m.allocator, fc);
     } else if (spec.store == "rocksdb") {
-        cache = std::make_unique<LruBlockCache>(pages);
+        m.cache = std::make_unique<LruBlockCache>(m.pages);
     } else if (spec.store == "nocache" || spec.store == "raw") {
-        cache = std::make_unique<NoCache>();
+        m.cache = std::make_unique<NoCache>();
         lsm.meta_in_memory = true;  // RocksDB without a block cache: table readers hold them
     } else {
         throw std::invalid_argument("unknown store '" + spec.store + "' (calcspar, rocksdb, nocache, raw)");
     }
     lsm.seed = spec.seed;
-    std::unique_ptr<LsmStore> store;
-    if (spec.store != "raw") store = std::make_unique<LsmStore>(loop, *io, *cache, lsm);
-    Workload wl(spec.workload, lsm.keys);
-    Driver driver(spec, loop, store.get(), &volume, wl);
+    if (spec.store != "raw") m.store = std::make_unique<LsmStore>(loop, *io, *m.cache, lsm);
+    m.wl = std::make_unique<Workload>(spec.workload, lsm.keys);
+    m.driver = std::make_unique<Driver>(spec, loop, m.store.get(), base, *m.wl, base->paid_iops());
+    if (backing) loop.at(spec.warmup, [this] { mark_warmup(); });
+}
 
-    CacheStats cache_at_warmup;
-    VolumeStats vol_at_warmup;
-    LsmStats lsm_at_warmup;
-    for (Time t = kSec; t <= spec.duration; t += kSec) {
-        loop.run_until(std::min(t, spec.duration));
-        if (t == spec.warmup || (t > spec.warmup && t - kSec < spec.warmup)) {
-            cache_at_warmup = cache->stats();
-            vol_at_warmup = volume.stats();
-            if (store) lsm_at_warmup = store->stats();
-        }
-        if (spec.progress) spec.progress(static_cast<double>(t) / static_cast<double>(spec.duration));
-    }
+Experiment::~Experiment() = default;
 
+void Experiment::mark_warmup()
+{
+    Impl& m = *impl_;
+    m.cache_at_warmup = m.cache->stats();
+    if (m.volume) m.vol_at_warmup = m.volume->stats();
+    if (m.store) m.lsm_at_warmup = m.store->stats();
+}
+
+RunResult Experiment::result()
+{
+    Impl& m = *impl_;
+    const RunSpec& spec = m.spec;
+    Driver& driver = *m.driver;
     RunResult r;
     for (auto& [type, samples] : driver.lat) r.ops[to_string(type)] = summarize(samples);
     r.ops["all"] = summarize(driver.all);
@@ -208,26 +264,34 @@ RunResult run(const RunSpec& spec)
     const double measured_s = static_cast<double>(spec.duration - spec.warmup) / 1e9;
     r.throughput = static_cast<double>(r.ops["all"].count) / measured_s;
     r.offered = static_cast<double>(driver.offered_measured) / measured_s;
-    const auto& ps = volume.tokens_per_second();
-    std::uint64_t tokens = 0;
-    const std::size_t end_sec = std::min(ps.size(), static_cast<std::size_t>(spec.duration / kSec));
-    for (std::size_t s = static_cast<std::size_t>(spec.warmup / kSec); s < end_sec; ++s) tokens += ps[s];
-    r.volume_iops = static_cast<double>(tokens) / measured_s;
-    const CacheStats& c = cache->stats();
+    const auto& ps = m.tokens_per_second();
+    // Whole seconds of the measured period; a run shorter than a second (burstgate-sim's
+    // scenarios) counts the tokens of [warmup, duration) at their rate.
+    double tokens = 0;
+    if (spec.duration - spec.warmup >= kSec) {
+        const std::size_t end_sec = std::min(ps.size(), static_cast<std::size_t>(spec.duration / kSec));
+        for (std::size_t s = static_cast<std::size_t>(spec.warmup / kSec); s < end_sec; ++s) tokens += ps[s];
+    } else if (m.counter) {
+        tokens = static_cast<double>(m.counter->measured());
+    } else {
+        tokens = static_cast<double>(m.volume->stats().tokens - m.vol_at_warmup.tokens);
+    }
+    r.volume_iops = tokens / measured_s;
+    const CacheStats& c = m.cache->stats();
     r.cache = c;
-    const std::uint64_t hits = c.hits - cache_at_warmup.hits, misses = c.misses - cache_at_warmup.misses;
+    const std::uint64_t hits = c.hits - m.cache_at_warmup.hits, misses = c.misses - m.cache_at_warmup.misses;
     r.hit_ratio = hits + misses ? static_cast<double>(hits) / static_cast<double>(hits + misses) : 0.0;
-    r.volume = volume.stats();
-    if (store) {
-        r.lsm = store->stats();
-        const std::uint64_t reads = r.lsm.data_reads - lsm_at_warmup.data_reads;
-        const std::uint64_t ios = r.lsm.data_read_ios - lsm_at_warmup.data_read_ios;
+    if (m.volume) r.volume = m.volume->stats();
+    if (m.store) {
+        r.lsm = m.store->stats();
+        const std::uint64_t reads = r.lsm.data_reads - m.lsm_at_warmup.data_reads;
+        const std::uint64_t ios = r.lsm.data_read_ios - m.lsm_at_warmup.data_read_ios;
         r.data_hit_ratio = reads ? 1.0 - static_cast<double>(ios) / static_cast<double>(reads) : 0.0;
     }
-    r.cache_pages = pages;
-    if (allocator) {
+    r.cache_pages = m.pages;
+    if (m.allocator) {
         for (int q = 0; q < kPriorities; ++q) {
-            r.allocator_max_wait_us[q] = static_cast<double>(allocator->max_wait_ns(static_cast<Priority>(q))) / 1e3;
+            r.allocator_max_wait_us[q] = static_cast<double>(m.allocator->max_wait_ns(static_cast<Priority>(q))) / 1e3;
         }
     }
     r.backlog = driver.backlog();
@@ -237,8 +301,20 @@ RunResult run(const RunSpec& spec)
         if (x.completed) x.avg_us /= static_cast<double>(x.completed);
         x.volume_tokens = s < ps.size() ? ps[s] : 0;
     }
-    r.events = loop.events_run();
+    r.events = m.loop.events_run();
     return r;
+}
+
+RunResult run(const RunSpec& spec)
+{
+    EventLoop loop;
+    Experiment exp(spec, loop);
+    for (Time t = kSec; t <= spec.duration; t += kSec) {
+        loop.run_until(std::min(t, spec.duration));
+        if (t == spec.warmup || (t > spec.warmup && t - kSec < spec.warmup)) exp.mark_warmup();
+        if (spec.progress) spec.progress(static_cast<double>(t) / static_cast<double>(spec.duration));
+    }
+    return exp.result();
 }
 
 }  // namespace bg::lsm

@@ -335,6 +335,17 @@ void LsmStore::put(std::uint64_t key, Done done)
     ++stats_.puts;
     mem_.insert(key);
     mem_bytes_ += entry_bytes_;
+    if (cfg_.sync_wal) {
+        IoRequest io;
+        io.offset = kWalBase + wal_offset_;
+        io.bytes = kPageBytes;
+        io.op = IoOp::write;
+        io.source = IoSource::wal;
+        wal_offset_ += kPageBytes;
+        ++stats_.wal_ios;
+        loop_.after(cfg_.cpu_put, [this, io, done = std::move(done)]() mutable { io_.submit(io, std::move(done)); });
+        return;
+    }
     wal_pending_ += entry_bytes_;
     append_wal();
     loop_.after(cfg_.cpu_put, std::move(done));

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
-#include <functional>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -73,6 +72,74 @@ std::vector<TraceRecord> read_trace(const std::string& path)
     return out;
 }
 
+struct Replayer::Impl {
+    struct Cursor {
+        std::vector<const TraceRecord*>* recs;
+        std::size_t i = 0;
+    };
+    EventLoop& loop;
+    Volume& io;
+    double time_scale;
+    Time measure_from;
+    // One in-order stream per recorded thread.
+    std::map<std::uint32_t, std::vector<const TraceRecord*>> threads;
+    std::vector<std::unique_ptr<Cursor>> cursors;
+    std::map<std::string, std::vector<Time>> lat;
+    Time last = 0;
+    std::uint64_t completed = 0;
+
+    Impl(EventLoop& l, Volume& v, double scale, Time from) : loop(l), io(v), time_scale(scale), measure_from(from) {}
+    void next(Cursor* c)
+    {
+        if (c->i >= c->recs->size()) return;
+        const TraceRecord& r = *(*c->recs)[c->i];
+        const Time at = std::max(loop.now(), static_cast<Time>(static_cast<double>(r.t) * time_scale));
+        loop.at(at, [this, c, &r] {
+            IoRequest req;
+            req.offset = (r.file << 36) + r.offset;  // files 64 GiB apart on the volume
+            req.bytes = r.bytes;
+            req.op = r.op;
+            req.source = r.source;
+            req.level = r.level;
+            const Time start = loop.now();
+            io.submit(req, [this, c, start, src = r.source] {
+                if (start >= measure_from) {
+                    lat[to_string(src)].push_back(loop.now() - start);
+                    lat["all"].push_back(loop.now() - start);
+                }
+                last = loop.now();
+                ++completed;
+                ++c->i;
+                next(c);
+            });
+        });
+    }
+};
+
+Replayer::Replayer(const std::vector<TraceRecord>& trace, EventLoop& loop, Volume& io, double time_scale,
+                   Time measure_from)
+    : impl_(std::make_unique<Impl>(loop, io, time_scale, measure_from))
+{
+    if (time_scale < 0) throw std::invalid_argument("replay: time_scale must be >= 0");
+    for (const auto& r : trace) impl_->threads[r.thread].push_back(&r);
+    for (auto& [id, recs] : impl_->threads) {
+        impl_->cursors.push_back(std::make_unique<Impl::Cursor>(Impl::Cursor{&recs}));
+        impl_->next(impl_->cursors.back().get());
+    }
+}
+
+Replayer::~Replayer() = default;
+
+std::map<std::string, LatencySummary> Replayer::latency() const
+{
+    std::map<std::string, LatencySummary> out;
+    for (auto [src, v] : impl_->lat) out[src] = summarize(v);  // a copy: summarize sorts
+    return out;
+}
+
+Time Replayer::last_completion() const { return impl_->last; }
+std::uint64_t Replayer::completed() const { return impl_->completed; }
+
 ReplayResult replay(const std::vector<TraceRecord>& trace, const ReplaySpec& spec)
 {
     if (spec.time_scale < 0) throw std::invalid_argument("replay: time_scale must be >= 0");
@@ -92,47 +159,13 @@ ReplayResult replay(const std::vector<TraceRecord>& trace, const ReplaySpec& spe
     } else if (spec.store != "direct") {
         throw std::invalid_argument("replay: store must be calcspar or direct, not '" + spec.store + "'");
     }
-    // One in-order stream per recorded thread.
-    std::map<std::uint32_t, std::vector<const TraceRecord*>> threads;
-    for (const auto& r : trace) threads[r.thread].push_back(&r);
-    std::map<std::string, std::vector<Time>> lat;
-    Time last = 0;
-    struct Cursor {
-        std::vector<const TraceRecord*>* recs;
-        std::size_t i = 0;
-    };
-    std::vector<std::unique_ptr<Cursor>> cursors;
-    std::function<void(Cursor*)> next = [&](Cursor* c) {
-        if (c->i >= c->recs->size()) return;
-        const TraceRecord& r = *(*c->recs)[c->i];
-        const Time at = std::max(loop.now(), static_cast<Time>(static_cast<double>(r.t) * spec.time_scale));
-        loop.at(at, [&, c, &r = r] {
-            IoRequest req;
-            req.offset = (r.file << 36) + r.offset;  // files 64 GiB apart on the volume
-            req.bytes = r.bytes;
-            req.op = r.op;
-            req.source = r.source;
-            req.level = r.level;
-            const Time start = loop.now();
-            io->submit(req, [&, c, start, src = r.source] {
-                lat[to_string(src)].push_back(loop.now() - start);
-                lat["all"].push_back(loop.now() - start);
-                last = loop.now();
-                ++c->i;
-                next(c);
-            });
-        });
-    };
-    for (auto& [id, recs] : threads) {
-        cursors.push_back(std::make_unique<Cursor>(Cursor{&recs}));
-        next(cursors.back().get());
-    }
+    Replayer player(trace, loop, *io, spec.time_scale);
     // Run until every thread has finished (completions keep scheduling the next I/O).
     while (!loop.empty()) loop.run_until(loop.now() + kSec);
     ReplayResult out;
-    for (auto& [src, v] : lat) out.by_source[src] = summarize(v);
+    out.by_source = player.latency();
     out.volume = volume.stats();
-    out.span = last;
+    out.span = player.last_completion();
     out.volume_iops = out.span > 0 ? static_cast<double>(out.volume.tokens) / (static_cast<double>(out.span) / 1e9) : 0;
     return out;
 }

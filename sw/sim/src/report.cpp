@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "burstgate/sim/lsm_section.hpp"
 #include "burstgate/sim/simulator.hpp"
 
 namespace bg::sim {
@@ -81,6 +82,8 @@ std::string report_json(const SimResult &r)
     s += "  \"ios\": {\"generated\": " + std::to_string(r.generated) + ", \"finished\": " + std::to_string(r.finished) +
          ", \"in_flight\": " + std::to_string(r.in_flight) + ", \"deferred_pending\": " +
          std::to_string(r.deferred_pending) + ", \"bad_completions\": " + std::to_string(r.bad_completions) + "}\n";
+    if (r.lsm)
+        s.insert(s.size() - 1, ",\n" + lsm_report_json(*r.lsm));
     s += "}\n";
     return s;
 }

@@ -12,7 +12,9 @@
 #include <sstream>
 
 #include "burstgate/regs.h"
+#include "burstgate/sim/lsm_section.hpp"
 #include "cost_cli.hpp"
+#include "yaml_fields.hpp"
 
 namespace bg::sim {
 
@@ -20,100 +22,9 @@ static_assert(kProducts == BG_PRODUCTS, "product classes must match the register
 
 namespace {
 
-class Loader {
+class Loader : public Fields {
 public:
-    explicit Loader(std::string file) : file_(std::move(file)) {}
-
-    [[noreturn]] void fail(const YAML::Node &at, const std::string &path, const std::string &msg) const
-    {
-        const int line = at.IsDefined() ? at.Mark().line + 1 : 0;
-        fail_line(line > 0 ? line : 1, path, msg);
-    }
-    [[noreturn]] void fail_line(int line, const std::string &path, const std::string &msg) const
-    {
-        throw ScenarioError(file_ + ":" + std::to_string(line) + ": " + path + ": " + msg);
-    }
-
-    void require_map(const YAML::Node &n, const std::string &path) const
-    {
-        if (!n.IsMap())
-            fail(n, path, "expected a mapping");
-    }
-
-    // Every key of n must be in `allowed`.
-    void check_keys(const YAML::Node &n, const std::string &path, std::initializer_list<const char *> allowed) const
-    {
-        require_map(n, path);
-        for (auto it = n.begin(); it != n.end(); ++it) {
-            const std::string key = it->first.as<std::string>();
-            bool ok = false;
-            for (const char *a : allowed)
-                ok = ok || key == a;
-            if (!ok) {
-                std::string list;
-                for (const char *a : allowed)
-                    list += std::string(list.empty() ? "" : ", ") + a;
-                fail(it->first, join(path, key), "unknown key (expected one of: " + list + ")");
-            }
-        }
-    }
-
-    static std::string join(const std::string &path, const std::string &key)
-    {
-        return path.empty() ? key : path + "." + key;
-    }
-
-    // A number in [lo, hi]; `what` explains the range in messages.
-    double number(const YAML::Node &n, const std::string &path, double lo, double hi) const
-    {
-        if (!n.IsScalar())
-            fail(n, path, "expected a number");
-        double v;
-        if (!YAML::convert<double>::decode(n, v) || !std::isfinite(v))
-            fail(n, path, "expected a number, got '" + n.Scalar() + "'");
-        if (v < 0 && lo >= 0)
-            fail(n, path, "must not be negative (got " + n.Scalar() + ")");
-        if (v < lo || v > hi) {
-            std::ostringstream os;
-            os << "must be in " << lo << ".." << hi << " (got " << n.Scalar() << ")";
-            fail(n, path, os.str());
-        }
-        return v;
-    }
-
-    std::uint64_t integer(const YAML::Node &n, const std::string &path, std::uint64_t lo, std::uint64_t hi) const
-    {
-        const double v = number(n, path, static_cast<double>(lo), static_cast<double>(hi));
-        if (v != std::floor(v))
-            fail(n, path, "expected an integer, got '" + n.Scalar() + "'");
-        return static_cast<std::uint64_t>(v);
-    }
-
-    std::uint32_t u32(const YAML::Node &n, const std::string &path, std::uint32_t lo, std::uint32_t hi) const
-    {
-        return static_cast<std::uint32_t>(integer(n, path, lo, hi));
-    }
-
-    std::string string(const YAML::Node &n, const std::string &path) const
-    {
-        if (!n.IsScalar())
-            fail(n, path, "expected a string");
-        return n.Scalar();
-    }
-
-    bool boolean(const YAML::Node &n, const std::string &path) const
-    {
-        bool b;
-        if (!n.IsScalar() || !YAML::convert<bool>::decode(n, b))
-            fail(n, path, "expected true or false");
-        return b;
-    }
-
-    // Milliseconds (fractions allowed) as ns.
-    std::uint64_t ms(const YAML::Node &n, const std::string &path) const
-    {
-        return static_cast<std::uint64_t>(std::llround(number(n, path, 0, 1e9) * 1e6));
-    }
+    using Fields::Fields;
 
     std::uint32_t size(const YAML::Node &key, const std::string &path) const
     {
@@ -128,10 +39,6 @@ public:
         }
     }
 
-    const std::string &file() const { return file_; }
-
-private:
-    std::string file_;
 };
 
 template <class T>
@@ -219,7 +126,7 @@ void load_db(const Loader &L, const YAML::Node &n, DualBucketCfg &d)
 {
     const std::string P = "dualbucket";
     L.check_keys(n, P, {"hot_threshold_iops", "steady_intervals", "cheque_share", "alpha", "percentile",
-                        "headroom_mbps", "mu_mbps"});
+                        "headroom_mbps", "mu_mbps", "main_share"});
     if (n["hot_threshold_iops"]) d.hot_threshold_iops = L.number(n["hot_threshold_iops"], P + ".hot_threshold_iops", 0, 1e9);
     if (n["steady_intervals"]) d.steady_intervals = L.u32(n["steady_intervals"], P + ".steady_intervals", 0, 254);
     if (n["cheque_share"]) d.cheque_share = L.number(n["cheque_share"], P + ".cheque_share", 0, 1);
@@ -235,6 +142,11 @@ void load_db(const Loader &L, const YAML::Node &n, DualBucketCfg &d)
     }
     if (n["headroom_mbps"]) d.headroom_mbps = L.u32(n["headroom_mbps"], P + ".headroom_mbps", 0, 1u << 30);
     if (n["mu_mbps"]) d.mu_mbps = L.u32(n["mu_mbps"], P + ".mu_mbps", 1, 1u << 30);
+    if (n["main_share"]) {
+        d.main_share = L.number(n["main_share"], P + ".main_share", 0, 1);
+        if (d.main_share <= 0)
+            L.fail(n["main_share"], P + ".main_share", "must be above 0: the main bucket would admit nothing");
+    }
 }
 
 Provision provision(const Loader &L, const YAML::Node &n, const std::string &path)
@@ -391,9 +303,8 @@ void load_tenant(const Loader &L, const YAML::Node &n, const std::string &P, con
         t.credit = choose<bool>(L, n["burst_mode"], P + ".burst_mode", {{"paid", false}, {"credit", true}});
     if (n["burst_credits"]) t.burst_credits = L.integer(n["burst_credits"], P + ".burst_credits", 0, UINT32_MAX);
     if (n["queues"]) t.queues = L.u32(n["queues"], P + ".queues", 1, BG_QUEUES_MAX);
-    if (!n["workload"])
-        L.fail(n, P + ".workload", "missing");
-    load_workload(L, n["workload"], P + ".workload", t.wl, duration, opt);
+    if (n["workload"])  // only lsm.tenant's may be absent: check_tenant_workloads
+        load_workload(L, n["workload"], P + ".workload", t.wl, duration, opt);
 }
 
 }  // namespace
@@ -431,7 +342,7 @@ Scenario parse_scenario(const std::string &text, const std::string &file, const 
     if (!root.IsMap())
         L.fail_line(1, "(top level)", "expected a mapping of scenario keys");
     L.check_keys(root, "", {"name", "seed", "duration_ms", "warmup_ms", "scheduler", "window_us", "dpu",
-                            "dualbucket", "tenants"});
+                            "dualbucket", "tenants", "lsm"});
     s.name = root["name"] ? L.string(root["name"], "name") : "unnamed";
     if (s.name.find_first_of("\"\\\n") != std::string::npos)
         L.fail(root["name"], "name", "must not contain quotes or backslashes");
@@ -479,6 +390,10 @@ Scenario parse_scenario(const std::string &text, const std::string &file, const 
             L.fail(ts[i]["name"], P + ".name", "duplicate tenant name '" + t.name + "'");
         s.tenants.push_back(std::move(t));
     }
+    if (root["lsm"])
+        load_lsm_section(root["lsm"], file, s);
+    else
+        check_tenant_workloads(s);
     return s;
 }
 

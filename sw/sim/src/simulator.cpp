@@ -10,6 +10,8 @@
 
 #include "burstgate/cost_table.h"
 #include "burstgate/host/device.hpp"
+#include "burstgate/sim/lsm_section.hpp"
+#include "burstgate/sim/provision.hpp"
 #include "burstgate/regs.h"
 #include "burstgate/sim/rng.hpp"
 #include "burstgate/window.h"
@@ -93,6 +95,7 @@ struct Io {
     std::uint16_t tenant = 0, segment = 0;
     std::uint8_t queue = 0, egress = 0;
     bool write = false, deferred = false, hot = false;
+    std::uint32_t lsm = 0;  // lsm: the store's I/O cookie + 1 (0: the workload's)
 };
 
 struct TenantRt {
@@ -109,10 +112,6 @@ struct TenantRt {
     std::uint64_t w_done = 0, w_bytes = 0, w_lat_sum = 0, w_lat_max = 0, w_defer = 0;
 };
 
-std::uint32_t sat32(double v) { return v >= 4294967295.0 ? UINT32_MAX : v <= 0 ? 0 : static_cast<std::uint32_t>(std::llround(v)); }
-
-const char *const kDimNames[4] = {"cpu", "ingress", "egress", "swlimit"};
-
 class Sim {
 public:
     Sim(const Scenario &sc, const SimOptions &opt);
@@ -126,6 +125,7 @@ private:
     }
     void program_device();
     void init_firmware();
+    std::uint32_t alloc_io(std::uint32_t tenant);
     std::uint32_t new_io(std::uint32_t tenant);
     void offer(std::span<const std::uint32_t> ids);
     void on_cpu_done(std::uint32_t id);
@@ -135,13 +135,11 @@ private:
     void on_backend_done(std::uint32_t id);
     void on_complete(std::uint32_t id);
     void on_window();
+    bool lsm_step();  // lsm: the store's events due before the next of ours (lsm_section.hpp)
     void progress(bool final);
     bool measured(std::uint64_t t) const { return t >= sc_.warmup_ns; }
     bool trace_next(std::uint32_t ti);
     void check_trace_record(std::uint32_t ti, const bg::trace::Record &r);
-    bg_vec io_cost(const Tenant &t, std::uint32_t size, bool write) const;
-    double est_io_cpu(const Tenant &t, std::uint32_t size, bool write) const;
-    void check_admissible(std::size_t i, const bg_vec &base, const bg_vec &burst);
 
     Scenario sc_;
     SimOptions opt_;
@@ -151,6 +149,8 @@ private:
     bg_hal hal_{};
     std::uint64_t now_ = 0, events_ = 0;
     std::vector<Event> heap_;
+    std::unique_ptr<LsmTenant> lsm_;
+    std::vector<LsmTenant::Io> lsm_out_;
     std::vector<Io> ios_;
     std::vector<std::uint32_t> free_;
     std::vector<std::uint32_t> deferred_, reoffer_;
@@ -165,46 +165,18 @@ private:
     std::array<double, 4> admitted_{};  // true cost of the I/Os admitted in the measured period
     std::array<double, 4> served_{};    // work the SA's servers finished in the measured period
     std::array<double, 4> cap_per_s_{};
-    // Firmware storage (window.h: the caller's).
-    bg_fw fw_{};
-    std::vector<bg_bios_tenant> fw_t_;
-    std::vector<bg_bios_usage> fw_u_;
-    std::vector<std::uint16_t> sched_list_, burst_list_;
+    Firmware fw_;
     std::vector<IoDesc> descs_;
     std::vector<IoDecision> decs_;
     std::chrono::steady_clock::time_point wall0_, last_progress_;
 };
-
-double Sim::est_io_cpu(const Tenant &t, std::uint32_t size, bool write) const
-{
-    const CpuProfile &p = sc_.dpu.cpu[t.product][write ? 1 : 0];
-    return (p.base_ns + p.per_kib_ns * (size / 1024.0)) / sc_.dpu.estimate_error;
-}
 
 Sim::Sim(const Scenario &sc, const SimOptions &opt) : sc_(sc), opt_(opt)
 {
     sched_ = opt.scheduler.value_or(sc.scheduler);
     seed_ = opt.seed.value_or(sc.seed);
     const std::size_t n = sc_.tenants.size();
-    AgentParams p;
-    std::uint32_t segs = 0;
-    for (const Tenant &t : sc_.tenants)
-        segs += t.wl.segments;
-    // The default build's sizes unless the scenario needs more tenants or SA threads: the
-    // verilator and xrt engines are built with fixed sizes and refuse others, and a model of
-    // the same sizes is what makes their reports comparable. Tenants' vCPU queues share the
-    // build's ingress queues round robin (queue q of the scenario is ingress q mod INGRESS).
-    p.tenants = std::max<std::uint32_t>(p.tenants, static_cast<std::uint32_t>(n));
-    p.egress = std::max<std::uint32_t>(p.egress, sc_.dpu.threads);
-    dev_ = open_device(opt_.engine, p);
-    if (dev_->params().tenants < n || dev_->params().egress < sc_.dpu.threads)
-        throw std::runtime_error("engine '" + opt_.engine + "' is built for " + std::to_string(dev_->params().tenants) +
-                                 " tenants and " + std::to_string(dev_->params().egress) + " SA threads; the scenario needs " +
-                                 std::to_string(n) + " and " + std::to_string(sc_.dpu.threads));
-    // Segment ids are taken modulo the build's 2^SEGMENT_BITS; the scenario's must not alias.
-    if (segs > (1u << dev_->params().segment_bits))
-        throw ScenarioError(sc_.file + ":1: tenants: " + std::to_string(segs) + " segments in all, the datapath has " +
-                            std::to_string(1u << dev_->params().segment_bits));
+    dev_ = open_scenario_device(sc_, opt_.engine);
     hal_ = dev_->hal();
 
     res_.scenario = sc_.name;
@@ -249,168 +221,21 @@ Sim::Sim(const Scenario &sc, const SimOptions &opt) : sc_(sc), opt_(opt)
     ns_per_swl_byte_ = 1e9 / (sc_.dpu.swlimit_mbps * 1e6);
     ns_per_eg_byte_ = 8.0 / sc_.dpu.egress_gbps;
     ns_per_in_byte_ = 8.0 / sc_.dpu.ingress_gbps;
-    cap_per_s_ = {1e9 * sc_.dpu.threads, sc_.dpu.ingress_gbps * 1e9 / 8, sc_.dpu.egress_gbps * 1e9 / 8,
-                  sc_.dpu.swlimit_mbps * 1e6};
+    cap_per_s_ = capacity_per_s(sc_.dpu);
     program_device();
     init_firmware();
+    if (sc_.lsm && !sc_.lsm->tenant.empty())
+        lsm_ = std::make_unique<LsmTenant>(sc_, seed_, sc_.duration_ns, sc_.warmup_ns);
 }
 
 void Sim::program_device()
 {
-    const Dpu &d = sc_.dpu;
-    bg_hal_write(&hal_, BG_CTRL_SEED, static_cast<std::uint32_t>(seed_));
-    bg_hal_write(&hal_, BG_LB_SEED, static_cast<std::uint32_t>(seed_ * 2654435761u + 1));
-    bg_hal_write(&hal_, BG_LB_POLICY, static_cast<std::uint32_t>(d.lb_policy));
-    bg_hal_write(&hal_, BG_LB_DEPTH, d.queue_depth);
-    // SA threads are egress queues 0..threads-1; a larger build leaves the rest unused.
-    const std::uint32_t ingress = dev_->params().ingress, all = (1u << d.threads) - 1u;
-    for (std::uint32_t q = 0; q < ingress; q++)
-        bg_hal_write(&hal_, BG_LB_MAP(q), d.lb_policy == LbPolicy::kStatic ? 1u << (q % d.threads) : all);
-    // The estimator's table: the true profile divided by estimate_error.
-    for (unsigned p = 0; p < kProducts; p++) {
-        if (!d.defined[p])
-            continue;
-        bg_linear_profile est[2];
-        for (unsigned w = 0; w < 2; w++) {
-            est[w].cpu_base_ns = sat32(d.cpu[p][w].base_ns / d.estimate_error);
-            est[w].cpu_per_kib_ns = sat32(d.cpu[p][w].per_kib_ns / d.estimate_error);
-        }
-        const int rc = bg_cost_load_linear(&hal_, p, &est[0], &est[1], d.header_bytes);
-        if (rc != BG_COST_OK)
-            throw ScenarioError(sc_.file + ":1: dpu.cpu_ns: the cost table rejects this profile (code " +
-                                std::to_string(rc) + ")");
-    }
-    if (sched_ == Scheduler::kDualBucket) {
-        const double r = sc_.db.hot_threshold_iops * static_cast<double>(sc_.window_ns) / 1e9;
-        bg_hal_write(&hal_, BG_SEGMON_HOT_THRESHOLD, std::min<std::uint32_t>(sat32(r), BG_SEGMON_HOT_THRESHOLD_MASK - 1));
-        bg_hal_write(&hal_, BG_SEGMON_STEADY_WINDOWS, sc_.db.steady_intervals);
-    }
+    bg::sim::program_device(sc_, sched_, seed_, hal_, dev_->params().ingress);
 }
 
 void Sim::init_firmware()
 {
-    const Dpu &d = sc_.dpu;
-    const double w_s = static_cast<double>(sc_.window_ns) / 1e9;
-    const std::size_t n = sc_.tenants.size();
-    bg_fw_config cfg{};
-    cfg.scheduler = sched_ == Scheduler::kBios ? BG_SCHED_BIOS
-                    : sched_ == Scheduler::kBase ? BG_SCHED_BASE
-                    : sched_ == Scheduler::kWild ? BG_SCHED_WILD
-                                                 : BG_SCHED_DUALBUCKET;
-    bg_vec total;
-    for (unsigned k = 0; k < 4; k++)
-        total.d[k] = sat32(cap_per_s_[k] * w_s);
-    cfg.bios.total = total;
-    cfg.bios.reserved_q16 = sat32(d.reserved_share * BG_BIOS_ONE);
-    cfg.bios.alpha_q16 = sat32(d.bios_alpha * BG_BIOS_ONE);
-    cfg.bios.weight_throttle_q16 = sat32(d.bios_weight_throttle * BG_BIOS_ONE);
-    cfg.bios.floor_q16 = sat32(d.bios_floor_share * BG_BIOS_ONE);
-    cfg.db.main_size = total;
-    cfg.db.cheque_share_q16 = sat32(sc_.db.cheque_share * BG_DB_ONE);
-    cfg.db.alpha = sc_.db.alpha;
-    cfg.db.pct_ppm = sat32(sc_.db.percentile * 1e6);
-    cfg.db.headroom_mbps = sc_.db.headroom_mbps;
-    cfg.db.mu_mbps = sc_.db.mu_mbps ? sc_.db.mu_mbps : sat32(d.swlimit_mbps * 8);
-    cfg.db.interval_us = sat32(static_cast<double>(sc_.window_ns) / 1000);
-    cfg.db.min_samples = 16;
-    cfg.db.hist_mode = BG_LH_INTERP;
-    cfg.costadj = d.cost_adjust ? 1u : 0u;
-    bg_ca_default_config(&cfg.ca, sat32(d.target_delay_us * 1000));
-
-    fw_t_.assign(n, bg_bios_tenant{});
-    fw_u_.assign(n, bg_bios_usage{});
-    sched_list_.assign(n, 0);
-    burst_list_.assign(n, 0);
-    for (std::size_t i = 0; i < n; i++) {
-        const Tenant &t = sc_.tenants[i];
-        // Provisioning {iops, mbps} as a cost vector per window: CPU at the estimated cost of
-        // a 4 KiB I/O of the tenant's product and read share; link bytes = data + one header
-        // per I/O; software-limit bytes = data.
-        const double r = t.wl.read_share;
-        const double c4k = r * est_io_cpu(t, 4096, false) + (1 - r) * est_io_cpu(t, 4096, true);
-        auto vec = [&](const Provision &pv) {
-            bg_vec v;
-            v.d[BG_DIM_CPU] = sat32(pv.iops * c4k * w_s);
-            v.d[BG_DIM_INGRESS] = sat32((pv.mbps * 1e6 + pv.iops * d.header_bytes) * w_s);
-            v.d[BG_DIM_EGRESS] = v.d[BG_DIM_INGRESS];
-            v.d[BG_DIM_SWLIMIT] = sat32(pv.mbps * 1e6 * w_s);
-            return v;
-        };
-        fw_t_[i].res_base = vec(t.base);
-        fw_t_[i].res_burst = vec(t.burst);
-        if (sched_ != Scheduler::kDualBucket)
-            check_admissible(i, fw_t_[i].res_base, fw_t_[i].res_burst);
-        fw_t_[i].mode = t.credit ? BG_BURST_CREDIT : BG_BURST_PAID;
-        bg_vec ref;  // one 4 KiB I/O of this tenant
-        ref.d[BG_DIM_CPU] = sat32(c4k);
-        ref.d[BG_DIM_INGRESS] = ref.d[BG_DIM_EGRESS] = 4096 + d.header_bytes;
-        ref.d[BG_DIM_SWLIMIT] = 4096;
-        fw_t_[i].credit = bg_credit_from_ios(static_cast<std::uint32_t>(t.burst_credits), &ref);
-        // EBS gp2's bucket: 5.4 M I/O credits.
-        const auto credits = static_cast<std::uint32_t>(t.burst_credits);
-        fw_t_[i].credit_max = bg_credit_from_ios(std::max<std::uint32_t>(5'400'000u, credits), &ref);
-    }
-    const int rc = bg_fw_init(&fw_, &cfg, fw_t_.data(), fw_u_.data(), sched_list_.data(), burst_list_.data(),
-                              static_cast<std::uint32_t>(n), &hal_);
-    if (rc == BG_FW_OK)
-        return;
-    std::string msg = sc_.file + ":1: ";
-    if (rc == BG_BIOS_E_OVERSUB) {
-        const int dim = fw_.bios.err_dim;
-        msg += std::string("tenants: the base provisioning of all tenants exceeds the DPU's capacity") +
-               (cfg.scheduler == BG_SCHED_BIOS ? " minus dpu.reserved_share" : "") + " in dimension " +
-               (dim >= 0 && dim < 4 ? kDimNames[dim] : "?");
-    } else if (rc == BG_BIOS_E_BURST) {
-        msg += "tenants[" + std::to_string(fw_.bios.err_tenant) + "].burst: below base as a cost vector";
-    } else if (rc == BG_FW_E_DUALBUCKET) {
-        msg += std::string("dualbucket: firmware rejects field ") + (fw_.err_field ? fw_.err_field : "?");
-    } else if (rc == BG_FW_E_COSTADJ) {
-        msg += std::string("dpu.target_delay_us: firmware rejects cost adjustment field ") + (fw_.err_field ? fw_.err_field : "?");
-    } else {
-        msg += "firmware init failed with code " + std::to_string(rc);
-    }
-    throw ScenarioError(msg);
-}
-
-// Every scheduler but dual-bucket admits an I/O only when one per-window grant of at most the
-// tenant's burst provisioning covers its whole cost, so an I/O type costing more than that in
-// any dimension would be deferred forever: a scenario error, not a simulation result. One
-// costing more than the base grant is only a warning: such I/Os wait for a burst share.
-void Sim::check_admissible(std::size_t i, const bg_vec &base, const bg_vec &burst)
-{
-    const Tenant &t = sc_.tenants[i];
-    const std::string where = sc_.file + ":" + std::to_string(t.line) + ": tenants[" + std::to_string(i) + "].workload.sizes.";
-    bool warned = false;
-    for (const auto &[size, share] : t.wl.sizes) {
-        for (int w = 0; w < 2; w++) {
-            if ((w && t.wl.read_share >= 1.0) || (!w && t.wl.read_share <= 0.0))
-                continue;
-            const bg_vec c = io_cost(t, size, w != 0);
-            const std::string io = "one " + std::string(w ? "write" : "read") + " costs ";
-            for (unsigned d = 0; d < BG_COST_DIMS; d++) {
-                if (c.d[d] > burst.d[d])
-                    throw ScenarioError(where + bg::cli::format_size(size) + ": " + io + std::to_string(c.d[d]) + " " +
-                                        kDimNames[d] + " units, more than the tenant's burst provisioning grants per window (" +
-                                        std::to_string(burst.d[d]) + "): it could never be admitted; raise burst or window_us");
-                if (c.d[d] > base.d[d] && !warned) {
-                    res_.warnings.push_back(where + bg::cli::format_size(size) + ": " + io + std::to_string(c.d[d]) + " " +
-                                            kDimNames[d] + " units, more than the base grant per window (" +
-                                            std::to_string(base.d[d]) + "): such I/Os are deferred until a burst share covers them");
-                    warned = true;
-                }
-            }
-        }
-    }
-}
-
-bg_vec Sim::io_cost(const Tenant &t, std::uint32_t size, bool write) const
-{
-    bg_vec c;
-    c.d[BG_DIM_CPU] = sat32(est_io_cpu(t, size, write));
-    c.d[BG_DIM_INGRESS] = sc_.dpu.header_bytes + (write ? 0 : size);
-    c.d[BG_DIM_EGRESS] = sc_.dpu.header_bytes + (write ? size : 0);
-    c.d[BG_DIM_SWLIMIT] = size;
-    return c;
+    bg::sim::init_firmware(sc_, sched_, hal_, fw_, res_.warnings);
 }
 
 // check_admissible for one trace record, found only when it is read: the same error (an I/O
@@ -421,19 +246,19 @@ void Sim::check_trace_record(std::uint32_t ti, const bg::trace::Record &r)
         return;
     TenantRt &t = trt_[ti];
     const bool write = r.op == bg::trace::Op::kWrite;
-    const bg_vec c = io_cost(*t.cfg, r.length, write);
+    const bg_vec c = io_cost(sc_.dpu, *t.cfg, r.length, write);
     const std::string where = t.reader->name() + ":" + std::to_string(r.line) + ": length " + std::to_string(r.length) +
                               ": one " + (write ? "write" : "read") + " costs ";
     for (unsigned d = 0; d < BG_COST_DIMS; d++) {
-        if (c.d[d] > fw_t_[ti].res_burst.d[d])
+        if (c.d[d] > fw_.t[ti].res_burst.d[d])
             throw ScenarioError(where + std::to_string(c.d[d]) + " " + kDimNames[d] + " units, more than tenant '" +
                                 t.cfg->name + "' gets per window at its burst provisioning (" +
-                                std::to_string(fw_t_[ti].res_burst.d[d]) +
+                                std::to_string(fw_.t[ti].res_burst.d[d]) +
                                 "): it could never be admitted; raise burst or window_us");
-        if (c.d[d] > fw_t_[ti].res_base.d[d] && !t.base_warned) {
+        if (c.d[d] > fw_.t[ti].res_base.d[d] && !t.base_warned) {
             res_.warnings.push_back(where + std::to_string(c.d[d]) + " " + kDimNames[d] + " units, more than tenant '" +
                                     t.cfg->name + "' gets per window at its base provisioning (" +
-                                    std::to_string(fw_t_[ti].res_base.d[d]) +
+                                    std::to_string(fw_.t[ti].res_base.d[d]) +
                                     "): such I/Os are deferred until a burst share covers them");
             t.base_warned = true;
         }
@@ -483,10 +308,9 @@ bool Sim::trace_next(std::uint32_t ti)
     }
 }
 
-std::uint32_t Sim::new_io(std::uint32_t ti)
+// A fresh I/O record of tenant ti arriving now (reusing a completed one's slot).
+std::uint32_t Sim::alloc_io(std::uint32_t ti)
 {
-    TenantRt &t = trt_[ti];
-    const Workload &w = t.cfg->wl;
     std::uint32_t id;
     if (!free_.empty()) {
         id = free_.back();
@@ -499,6 +323,15 @@ std::uint32_t Sim::new_io(std::uint32_t ti)
     io = Io{};
     io.arrival = now_;
     io.tenant = static_cast<std::uint16_t>(ti);
+    return id;
+}
+
+std::uint32_t Sim::new_io(std::uint32_t ti)
+{
+    TenantRt &t = trt_[ti];
+    const Workload &w = t.cfg->wl;
+    const std::uint32_t id = alloc_io(ti);
+    Io &io = ios_[id];
     if (w.trace) {
         io.size = t.next.length;
         io.write = t.next.op == bg::trace::Op::kWrite;
@@ -642,6 +475,8 @@ void Sim::on_complete(std::uint32_t id)
 {
     const Io io = ios_[id];
     free_.push_back(id);
+    if (io.lsm)
+        lsm_->complete(io.lsm - 1, now_);
     IoCompletion c;
     c.tag = static_cast<std::uint16_t>(id);
     c.tenant = io.tenant;
@@ -679,7 +514,7 @@ void Sim::on_complete(std::uint32_t id)
 
 void Sim::on_window()
 {
-    bg_fw_window(&fw_, &hal_);
+    bg_fw_window(&fw_.fw, &hal_);
     res_.windows++;
     if (opt_.csv) {
         char line[512];
@@ -721,6 +556,36 @@ void Sim::progress(bool final)
                  final ? "\n" : "");
 }
 
+// The store's I/O enters at its tenant's queues like a trace record: size, direction and
+// segment (offset / lsm.segment_size mod lsm.segments) from the store, the rest as new_io.
+bool Sim::lsm_step()
+{
+    const std::uint64_t t = lsm_->next_time();
+    if (t > sc_.duration_ns || t > heap_.front().t)
+        return false;
+    now_ = t;
+    events_++;
+    lsm_out_.clear();
+    lsm_->run_at(t, lsm_out_);
+    const std::uint32_t ti = sc_.lsm->tenant_index;
+    const TenantRt &tr = trt_[ti];
+    for (const LsmTenant::Io &x : lsm_out_) {
+        const std::uint32_t id = alloc_io(ti);
+        Io &io = ios_[id];
+        io.size = x.bytes;
+        io.write = x.write;
+        io.queue = static_cast<std::uint8_t>((tr.queue_base + x.cookie % tr.cfg->queues) % dev_->params().ingress);
+        io.segment = static_cast<std::uint16_t>(tr.seg_base + (x.offset / sc_.lsm->segment_bytes) % sc_.lsm->segments);
+        const CpuProfile &p = sc_.dpu.cpu[tr.cfg->product][io.write ? 1 : 0];
+        io.true_cpu = p.base_ns + static_cast<std::uint32_t>((static_cast<std::uint64_t>(p.per_kib_ns) * io.size) >> 10);
+        io.lsm = x.cookie + 1;
+        res_.tenants[ti].generated++;
+        res_.generated++;
+        offer(std::span<const std::uint32_t>(&id, 1));
+    }
+    return true;
+}
+
 SimResult Sim::run()
 {
     wall0_ = last_progress_ = std::chrono::steady_clock::now();
@@ -733,6 +598,8 @@ SimResult Sim::run()
             push(trt_[i].cfg->wl.start_ns, kStart, i);
     push(sc_.window_ns, kWindow, 0);
     while (!heap_.empty() && heap_.front().t <= sc_.duration_ns) {
+        if (lsm_ && lsm_step())
+            continue;
         std::pop_heap(heap_.begin(), heap_.end(), Later{});
         const Event e = heap_.back();
         heap_.pop_back();
@@ -812,6 +679,8 @@ SimResult Sim::run()
         t.mbps = static_cast<double>(t.bytes) / period / 1e6;
     }
     res_.bad_completions = bg_hal_read(&hal_, BG_CTRL_BAD_COMPLETIONS);
+    if (lsm_)
+        res_.lsm = lsm_->finish();
     for (unsigned d = 0; d < 4; d++)
         res_.final_factor[d] = bg_hal_read(&hal_, BG_COST_FACTOR(d));
     return std::move(res_);
@@ -822,7 +691,10 @@ SimResult Sim::run()
 SimResult simulate(const Scenario &sc, const SimOptions &opt)
 {
     Sim sim(sc, opt);
-    return sim.run();
+    SimResult r = sim.run();
+    if (sc.lsm && sc.lsm->tenant.empty())  // lsm: on its own cloud volume
+        r.lsm = run_lsm_on_cloud_volume(sc, opt.seed.value_or(sc.seed));
+    return r;
 }
 
 }  // namespace bg::sim

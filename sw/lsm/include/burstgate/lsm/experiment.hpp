@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -71,5 +72,28 @@ struct RunResult {
 
 // Throws std::invalid_argument on a bad spec.
 RunResult run(const RunSpec& spec);
+
+// One run whose event loop someone else drives: run() above is an Experiment on its own loop
+// and CloudVolume. With `backing`, the store's I/O (through Calcspar's allocator when the
+// store is calcspar) goes to that volume instead -- burstgate-sim's burstgate-scheduled disk
+// (sw/sim, lsm_section.hpp) -- and the paid IOPS (the stabilizer's budget, the arrival rate's
+// unit) are backing->paid_iops(); spec.volume is then unused. The caller runs `loop` to
+// spec.duration and then asks for result(); the measured period starts at spec.warmup.
+class Experiment {
+public:
+    // Throws std::invalid_argument on a bad spec.
+    Experiment(const RunSpec& spec, EventLoop& loop, Volume* backing = nullptr);
+    ~Experiment();
+    Experiment(const Experiment&) = delete;
+    Experiment& operator=(const Experiment&) = delete;
+    // Counters at the start of the measured period; with a backing volume the loop calls it
+    // itself at spec.warmup.
+    void mark_warmup();
+    RunResult result();
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace bg::lsm

@@ -17,7 +17,8 @@
 // and, on a miss, to the volume. With `meta_in_memory` filter/index reads cost nothing
 // (RocksDB without a block cache keeps them in the table readers).
 // Scan(k, n): for each level, the index partition of k and the data blocks of [k, k+n).
-// Put(k): memtable insert; WAL appended in 256 KiB writes (not waited for: sync=false);
+// Put(k): memtable insert; WAL appended in 256 KiB writes (not waited for: sync=false), or
+// with sync_wal one 4 KiB WAL write per Put that the Put waits for;
 // a full memtable becomes immutable and is flushed to L0 by 256 KiB writes; a second full
 // memtable while one is flushing stalls writers (as RocksDB's max_write_buffer_number=2).
 // Compaction (leveled): L0 -> L1 when L0 has `l0_trigger` files (all L0 files + overlapping
@@ -55,6 +56,10 @@ struct LsmConfig {
     std::uint32_t compaction_threads = 4;  // §5.1
     std::uint32_t io_bytes = kEbsBlockBytes;
     bool meta_in_memory = false;
+    // sync = true: every Put writes its WAL record (one 4 KiB page) and completes only when that
+    // write has (BurstCBS §6.7 runs RocksDB "with the sync flag enabled to force an immediate
+    // disk I/O per write request"); false: 256 KiB WAL writebacks nobody waits for.
+    bool sync_wal = false;
     Time cpu_get = 5 * kUs;
     Time cpu_put = 5 * kUs;
     Time cpu_block = 1 * kUs;            // per cache hit

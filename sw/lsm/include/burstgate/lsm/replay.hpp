@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -52,5 +53,25 @@ struct ReplayResult {
 };
 
 ReplayResult replay(const std::vector<TraceRecord>& trace, const ReplaySpec& spec);
+
+// The replay's threads on a loop and volume someone else owns (replay() above; burstgate-sim's
+// burstgate-scheduled disk). Every recorded thread starts at construction; `trace` must outlive
+// the Replayer. Latency is kept for I/Os issued at or after `measure_from`.
+class Replayer {
+public:
+    Replayer(const std::vector<TraceRecord>& trace, EventLoop& loop, Volume& io, double time_scale,
+             Time measure_from = 0);
+    ~Replayer();
+    Replayer(const Replayer&) = delete;
+    Replayer& operator=(const Replayer&) = delete;
+    // Per source, plus "all".
+    std::map<std::string, LatencySummary> latency() const;
+    Time last_completion() const;
+    std::uint64_t completed() const;  // I/Os completed (all, measured or not)
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace bg::lsm

@@ -30,6 +30,9 @@ public:
     // ends at `until` (or the last event's time if the queue drained earlier).
     void run_until(Time until);
     bool empty() const { return queue_.empty(); }
+    // Time of the earliest pending event, or INT64_MAX when none: lets another event loop
+    // (burstgate-sim's, for a burstgate-scheduled disk) interleave this one with its own.
+    Time next_time() const { return queue_.empty() ? INT64_MAX : queue_.top().t; }
     std::uint64_t events_run() const { return events_; }
 
 private:

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -59,6 +60,9 @@ struct DualBucketCfg {
     double percentile = 0.95;
     std::uint32_t headroom_mbps = 330;
     std::uint32_t mu_mbps = 0;  // 0: the software limit in Mbps (swlimit_mbps * 8)
+    // Main bucket issuance per interval as a share of the SA's capacity: seed 002's proxy limit
+    // (1.2 GB/s) against what the server serves (2.13 GB/s, Fig. 6); 1: issue the capacity.
+    double main_share = 1.0;
 };
 
 // added: `mode: trace` replays a block trace (bg_trace) open loop: each read or write record
@@ -104,6 +108,8 @@ struct Tenant {
     Workload wl;
 };
 
+struct LsmSection;  // lsm_section.hpp
+
 struct Scenario {
     std::string file;  // as given, for messages
     std::string name;
@@ -114,6 +120,7 @@ struct Scenario {
     Dpu dpu;
     DualBucketCfg db;
     std::vector<Tenant> tenants;
+    std::shared_ptr<const LsmSection> lsm;  // added: `lsm:` (lsm_section.hpp), when present
 };
 
 // Parse and validate. Throws ScenarioError (file:line: path: message) for every problem the

@@ -31,6 +31,8 @@
 
 namespace bg::sim {
 
+struct LsmResult;  // lsm_section.hpp
+
 struct SimOptions {
     std::string engine = "model";
     std::optional<Scheduler> scheduler;  // overrides the scenario's
@@ -67,6 +69,7 @@ struct SimResult {
     std::array<std::uint32_t, 4> final_factor{};  // COST.FACTOR at the end (Q4.12)
     std::vector<std::string> warnings;  // scenario warnings (file:line: path: message)
     double wall_s = 0, cpu_s = 0;       // not in the report (they would break reproducibility)
+    std::shared_ptr<const LsmResult> lsm;  // the scenario's lsm: store, when it has one
 };
 
 // Runs the scenario. Throws ScenarioError for a scenario the firmware rejects (e.g. base

@@ -1,0 +1,513 @@
+// The gateway's storage agent; see engine.hpp.
+#include "engine.hpp"
+
+#include <pthread.h>
+#include <sched.h>
+#include <sys/prctl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "burstgate/regs.h"
+#include "burstgate/window.h"
+#include "nbd_proto.hpp"
+
+namespace bg::gw {
+
+namespace {
+
+constexpr std::uint32_t kTags = 1u << BG_REC_DESC_TAG_WIDTH;
+constexpr std::uint32_t kMaxBlockCap = 32u << 20;  // NBD's customary 32 MiB request limit
+
+double secs(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+std::uint64_t ns(Clock::duration d)
+{
+    const auto v = std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
+    return v < 0 ? 0 : static_cast<std::uint64_t>(v);
+}
+
+}  // namespace
+
+Engine::Engine(const bg::sim::Scenario &sc, const EngineOptions &opt, std::vector<std::unique_ptr<Store>> stores)
+    : sc_(sc), opt_(opt), stores_(std::move(stores))
+{
+    const std::size_t n = sc_.tenants.size();
+    dev_ = bg::sim::open_scenario_device(sc_, opt_.engine);
+    hal_ = dev_->hal();
+    bg::sim::program_device(sc_, opt_.scheduler, opt_.seed, hal_, dev_->params().ingress);
+    bg::sim::init_firmware(sc_, opt_.scheduler, hal_, fw_, warnings_);
+
+    // The largest request one window's burst grant covers: a larger one would wait forever.
+    std::uint32_t qb = 0, sb = 0;
+    for (std::size_t i = 0; i < n; i++) {
+        const bg::sim::Tenant &t = sc_.tenants[i];
+        // Nor can one cost more than the window's whole capacity less the reserved share
+        // (WildCBS's global budget, BIOS's schedulable total).
+        bg_vec limit = fw_.t[i].res_burst;
+        if (opt_.scheduler == bg::sim::Scheduler::kDualBucket)
+            limit = fw_.fw.cfg.db.main_size;
+        for (unsigned d = 0; d < BG_COST_DIMS; d++)
+            limit.d[d] = std::min(limit.d[d], bg::sim::sat32(fw_.fw.cfg.bios.total.d[d] * (1.0 - sc_.dpu.reserved_share)));
+        auto fits = [&](std::uint32_t len) {
+            for (int w = 0; w < 2; w++) {
+                const bg_vec c = bg::sim::io_cost(sc_.dpu, t, len, w != 0);
+                for (unsigned d = 0; d < BG_COST_DIMS; d++)
+                    if (c.d[d] > limit.d[d])
+                        return false;
+            }
+            return true;
+        };
+        std::uint32_t mb = 0;
+        for (std::uint32_t len = 512; len <= kMaxBlockCap && fits(len); len *= 2)
+            mb = len;
+        if (mb < 4096)
+            throw bg::sim::ScenarioError(sc_.file + ":" + std::to_string(t.line) + ": tenants[" + std::to_string(i) +
+                                         "].burst: one window's burst grant does not cover a 4 KiB I/O; raise burst or window_us");
+        max_block_.push_back(mb);
+        queue_base_.push_back(qb);
+        seg_base_.push_back(sb);
+        seg_bytes_.push_back(std::max<std::uint64_t>(1, (stores_[i]->size() + t.wl.segments - 1) / t.wl.segments));
+        qb += t.queues;
+        sb += t.wl.segments;
+    }
+    slots_.resize(kTags);
+    for (std::uint32_t k = kTags; k-- > 0;)
+        free_tags_.push_back(static_cast<std::uint16_t>(k));
+    st_.resize(n);
+    last_.resize(n);
+    cap_per_s_ = bg::sim::capacity_per_s(sc_.dpu);
+    ns_per_swl_byte_ = 1e9 / (sc_.dpu.swlimit_mbps * 1e6);
+}
+
+Engine::~Engine()
+{
+    if (window_th_.joinable())
+        stop(std::chrono::milliseconds(0));
+}
+
+std::uint8_t Engine::ingress_queue(std::size_t t, std::uint32_t k) const
+{
+    return static_cast<std::uint8_t>((queue_base_[t] + k % sc_.tenants[t].queues) % dev_->params().ingress);
+}
+
+void Engine::start()
+{
+    t0_ = second_t0_ = Clock::now();
+    const std::size_t n = sc_.tenants.size();
+    const bool rr = sc_.dpu.sa_round_robin;
+    for (std::uint32_t w = 0; w < sc_.dpu.threads; w++)
+        sa_.push_back(std::make_unique<Stage>(n, rr));
+    swl_ = std::make_unique<Stage>(n, rr);
+    backend_ = std::make_unique<Stage>(n, false);
+    for (std::uint32_t w = 0; w < sc_.dpu.threads; w++)
+        threads_.emplace_back([this, w] { sa_loop(w); });
+    threads_.emplace_back([this] { swl_loop(); });
+    for (std::uint32_t w = 0; w < sc_.dpu.threads; w++)
+        threads_.emplace_back([this] { backend_loop(); });
+    window_th_ = std::thread([this] { window_loop(); });
+}
+
+void Engine::stop(std::chrono::milliseconds drain)
+{
+    const auto until = Clock::now() + drain;
+    while (in_flight_.load() > 0 && Clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    stop_ = true;
+    if (window_th_.joinable())
+        window_th_.join();
+    for (auto &s : sa_)
+        s->stop();
+    swl_->stop();
+    backend_->stop();
+    for (std::thread &t : threads_)
+        t.join();
+    threads_.clear();
+    tag_cv_.notify_all();
+}
+
+void Engine::Stage::push(Request *r)
+{
+    {
+        std::lock_guard<std::mutex> g(mu_);
+        const std::uint16_t k = rr_ ? r->tenant : 0;
+        if (q_[k].empty())
+            ring_.push_back(k);
+        q_[k].push_back(r);
+    }
+    cv_.notify_one();
+}
+
+Request *Engine::Stage::pop()
+{
+    std::unique_lock<std::mutex> g(mu_);
+    cv_.wait(g, [&] { return stop_ || !ring_.empty(); });
+    if (ring_.empty())
+        return nullptr;
+    const std::uint16_t k = ring_.front();
+    ring_.pop_front();
+    Request *r = q_[k].front();
+    q_[k].pop_front();
+    if (!q_[k].empty())
+        ring_.push_back(k);
+    return r;
+}
+
+void Engine::Stage::stop()
+{
+    {
+        std::lock_guard<std::mutex> g(mu_);
+        stop_ = true;
+    }
+    cv_.notify_all();
+}
+
+void Engine::submit(std::unique_ptr<Request> r)
+{
+    const bg::sim::Tenant &t = sc_.tenants[r->tenant];
+    const bool write = r->type != nbd::kCmdRead;
+    // FLUSH and TRIM move no data: they cost what a zero-byte write costs.
+    r->desc_size = (r->type == nbd::kCmdRead || r->type == nbd::kCmdWrite) ? r->length : 0;
+    r->segment = static_cast<std::uint16_t>(seg_base_[r->tenant] + (r->offset / seg_bytes_[r->tenant]) % t.wl.segments);
+    const bg::sim::CpuProfile &p = sc_.dpu.cpu[t.product][write ? 1 : 0];
+    r->true_cpu = p.base_ns + static_cast<std::uint32_t>((static_cast<std::uint64_t>(p.per_kib_ns) * r->desc_size) >> 10);
+    generated_++;
+    in_flight_++;
+    std::unique_lock<std::mutex> g(dev_mu_);
+    tag_cv_.wait(g, [&] { return !free_tags_.empty() || stop_.load(); });
+    if (free_tags_.empty()) {  // stopping
+        g.unlock();
+        finish(r.release(), nbd::kEio);  // never reached while clients are served; stop() drains first
+        return;
+    }
+    r->tag = free_tags_.back();
+    free_tags_.pop_back();
+    Request *raw = r.get();
+    slots_[raw->tag] = std::move(r);
+    {
+        std::lock_guard<std::mutex> s(st_mu_);
+        st_[raw->tenant].generated++;
+    }
+    std::vector<Request *> one{raw};
+    offer_locked(one);
+}
+
+void Engine::offer_locked(std::vector<Request *> &rs)
+{
+    descs_.clear();
+    decs_.clear();
+    for (const Request *r : rs) {
+        IoDesc d;
+        d.tag = r->tag;
+        d.tenant = r->tenant;
+        d.queue = r->queue;
+        d.product = static_cast<std::uint8_t>(sc_.tenants[r->tenant].product);
+        d.write = r->type != nbd::kCmdRead;
+        d.size = r->desc_size;
+        d.segment = r->segment;
+        descs_.push_back(d);
+    }
+    dev_->submit(descs_, decs_);
+    const auto now = Clock::now();
+    std::lock_guard<std::mutex> s(st_mu_);
+    for (std::size_t k = 0; k < rs.size(); k++) {
+        Request *r = rs[k];
+        const IoDecision &dec = decs_[k];
+        TenantStats &ts = st_[r->tenant];
+        if (!dec.admitted()) {
+            ts.throttled++;
+            ts.s_defer++;
+            if (!r->deferred)
+                ts.deferred_ios++;
+            r->deferred = true;
+            deferred_.push_back(r);
+            continue;
+        }
+        ts.admitted_by[dec.source & 3]++;
+        r->admit = now;
+        r->egress = dec.egress;
+        r->charge = dec.cost.d[BG_DIM_CPU];
+        const bool write = r->type != nbd::kCmdRead;
+        admitted_[BG_DIM_CPU] += r->true_cpu;
+        admitted_[BG_DIM_INGRESS] += sc_.dpu.header_bytes + (write ? 0 : r->desc_size);
+        admitted_[BG_DIM_EGRESS] += sc_.dpu.header_bytes + (write ? r->desc_size : 0);
+        admitted_[BG_DIM_SWLIMIT] += r->desc_size;
+        sa_[dec.egress]->push(r);
+    }
+}
+
+void Engine::window_loop()
+{
+    thread_setup();
+    const auto period = std::chrono::nanoseconds(sc_.window_ns);
+    auto next = Clock::now() + period;
+    std::vector<Request *> again;
+    while (!stop_.load()) {
+        std::this_thread::sleep_until(next);
+        {
+            std::lock_guard<std::mutex> g(dev_mu_);
+            bg_fw_window(&fw_.fw, &hal_);
+            windows_++;
+            // Deferred requests go again, in deferral order, under the new grants.
+            again.swap(deferred_);
+            deferred_.clear();
+            if (!again.empty())
+                offer_locked(again);
+            again.clear();
+        }
+        next += period;
+        const auto now = Clock::now();
+        if (now > next) {  // this host fell behind: skip the windows missed, counted
+            window_overruns_ += static_cast<std::uint64_t>((now - next) / period) + 1;
+            next = now + period;
+        }
+        if (now - second_t0_ >= std::chrono::seconds(1))
+            roll_second();
+    }
+}
+
+void Engine::roll_second()
+{
+    std::lock_guard<std::mutex> s(st_mu_);
+    const auto now = Clock::now();
+    last_second_s_ = secs(now - second_t0_);
+    second_t0_ = now;
+    for (std::size_t i = 0; i < st_.size(); i++) {
+        last_[i].s_done = st_[i].s_done;
+        last_[i].s_bytes = st_[i].s_bytes;
+        last_[i].s_defer = st_[i].s_defer;
+        last_[i].s_lat = st_[i].s_lat;
+        st_[i].s_done = st_[i].s_bytes = st_[i].s_defer = 0;
+        st_[i].s_lat = bg::sim::LatencyHist();
+    }
+}
+
+// Sleeps end within a microsecond of their deadline instead of the default 50 us slack.
+void Engine::thread_setup()
+{
+    ::prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+    if (opt_.realtime) {
+        sched_param sp{};
+        sp.sched_priority = 10;
+        if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) != 0)
+            rt_failed_ = true;
+    }
+}
+
+// A deadline a stage has already passed is not made up for: the next I/O starts now.
+void Engine::sa_loop(std::uint32_t wi)
+{
+    thread_setup();
+    Clock::time_point busy{};
+    while (Request *r = sa_[wi]->pop()) {
+        if (!opt_.pace) {
+            backend_->push(r);
+            continue;
+        }
+        busy = std::max(Clock::now(), busy) + std::chrono::nanoseconds(r->true_cpu);
+        std::this_thread::sleep_until(busy);
+        swl_->push(r);
+    }
+}
+
+void Engine::swl_loop()
+{
+    thread_setup();
+    Clock::time_point busy{};
+    while (Request *r = swl_->pop()) {
+        const auto d = std::chrono::nanoseconds(static_cast<std::int64_t>(std::ceil(r->desc_size * ns_per_swl_byte_)));
+        busy = std::max(Clock::now(), busy) + d;
+        std::this_thread::sleep_until(busy);
+        backend_->push(r);
+    }
+}
+
+void Engine::backend_loop()
+{
+    thread_setup();
+    while (Request *r = backend_->pop())
+        serve(*r);
+}
+
+void Engine::serve(Request &r)
+{
+    Store &s = *stores_[r.tenant];
+    const auto b0 = Clock::now();
+    int e = 0;
+    switch (r.type) {
+    case nbd::kCmdRead:
+        r.data.resize(r.length);
+        e = s.read(r.data.data(), r.length, r.offset);
+        break;
+    case nbd::kCmdWrite:
+        e = s.write(r.data.data(), r.length, r.offset);
+        if (!e && (r.flags & nbd::kCmdFlagFua))
+            e = s.flush();
+        break;
+    case nbd::kCmdFlush: e = s.flush(); break;
+    case nbd::kCmdTrim: e = s.trim(r.offset, r.length); break;
+    default: e = EINVAL; break;
+    }
+    r.backend_ns = ns(Clock::now() - b0);
+    std::uint32_t err = nbd::kOk;
+    if (e)
+        err = e == ENOSPC ? nbd::kEnospc : e == ENOMEM ? nbd::kEnomem : e == EOPNOTSUPP ? nbd::kEnotsup : nbd::kEio;
+    finish(&r, err);
+}
+
+void Engine::finish(Request *r, std::uint32_t error)
+{
+    if (r->reply)
+        r->reply(*r, error);  // a closed connection makes this a no-op
+    const auto done = Clock::now();
+    const std::uint64_t lat = ns(done - r->arrival);
+    const bool admitted = r->admit != Clock::time_point{};
+    if (admitted) {
+        IoCompletion c;
+        c.tag = r->tag;
+        c.tenant = r->tenant;
+        c.queue = r->queue;
+        c.egress = r->egress;
+        c.charge_ns = r->charge;
+        const std::uint64_t sa = ns(done - r->admit) - std::min(ns(done - r->admit), r->backend_ns);
+        c.sa_delay_ns = sa > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(sa);
+        std::lock_guard<std::mutex> g(dev_mu_);
+        dev_->complete(std::span<const IoCompletion>(&c, 1));
+    }
+    {
+        std::lock_guard<std::mutex> s(st_mu_);
+        TenantStats &ts = st_[r->tenant];
+        const bool write = r->type != nbd::kCmdRead;
+        ts.completed++;
+        ts.bytes += r->desc_size;
+        ts.lat.record(lat);
+        ts.s_done++;
+        ts.s_bytes += r->desc_size;
+        ts.s_lat.record(lat);
+        served_[BG_DIM_CPU] += r->true_cpu;
+        served_[BG_DIM_INGRESS] += sc_.dpu.header_bytes + (write ? 0 : r->desc_size);
+        served_[BG_DIM_EGRESS] += sc_.dpu.header_bytes + (write ? r->desc_size : 0);
+        served_[BG_DIM_SWLIMIT] += r->desc_size;
+    }
+    finished_++;
+    std::unique_ptr<Request> own;
+    {
+        std::lock_guard<std::mutex> g(dev_mu_);
+        if (admitted || slots_[r->tag].get() == r) {
+            own = std::move(slots_[r->tag]);
+            free_tags_.push_back(r->tag);
+        }
+    }
+    tag_cv_.notify_one();
+    if (!own)
+        delete r;  // never got a tag (the engine was stopping)
+    in_flight_--;
+}
+
+namespace {
+
+std::string num(double v, int decimals = 1)
+{
+    char b[64];
+    std::snprintf(b, sizeof b, "%.*f", decimals, v);
+    return b;
+}
+
+}  // namespace
+
+std::string Engine::live_json()
+{
+    std::lock_guard<std::mutex> s(st_mu_);
+    const double el = secs(Clock::now() - t0_);
+    std::string j = "{\"uptime_s\": " + num(el, 3) + ", \"engine\": \"" + dev_->engine() + "\", \"scheduler\": \"" +
+                    bg::sim::scheduler_name(opt_.scheduler) + "\", \"windows\": " + std::to_string(windows_) +
+                    ", \"window_overruns\": " + std::to_string(window_overruns_) + ", \"in_flight\": " +
+                    std::to_string(in_flight_.load()) + ", \"tenants\": [";
+    for (std::size_t i = 0; i < st_.size(); i++) {
+        const TenantStats &t = st_[i], &l = last_[i];
+        auto lat = [](const bg::sim::LatencyHist &h) {
+            return "{\"avg\": " + num(h.mean() / 1e3) + ", \"p50\": " + num(h.quantile(0.5) / 1e3) + ", \"p99\": " +
+                   num(h.quantile(0.99) / 1e3) + ", \"p999\": " + num(h.quantile(0.999) / 1e3) + "}";
+        };
+        j += std::string(i ? ", " : "") + "{\"name\": \"" + sc_.tenants[i].name + "\", \"last_second\": {\"iops\": " +
+             num(static_cast<double>(l.s_done) / last_second_s_) + ", \"mbps\": " +
+             num(static_cast<double>(l.s_bytes) / last_second_s_ / 1e6, 3) + ", \"deferrals\": " +
+             std::to_string(l.s_defer) + ", \"lat_us\": " + lat(l.s_lat) + "}, \"total\": {\"completed\": " +
+             std::to_string(t.completed) + ", \"bytes\": " + std::to_string(t.bytes) + ", \"throttled\": " +
+             std::to_string(t.throttled) + ", \"deferred_ios\": " + std::to_string(t.deferred_ios) + ", \"lat_us\": " +
+             lat(t.lat) + "}}";
+    }
+    return j + "]}\n";
+}
+
+std::string Engine::live_table()
+{
+    std::lock_guard<std::mutex> s(st_mu_);
+    char line[256];
+    std::snprintf(line, sizeof line, "burstgate-gateway %.0f s  %s/%s  windows %llu (overruns %llu)\n",
+                  secs(Clock::now() - t0_), dev_->engine().c_str(), bg::sim::scheduler_name(opt_.scheduler),
+                  static_cast<unsigned long long>(windows_), static_cast<unsigned long long>(window_overruns_));
+    std::string out = line;
+    std::snprintf(line, sizeof line, "  %-16s %10s %10s %10s %10s %10s %10s\n", "tenant", "IOPS", "MB/s", "deferrals",
+                  "avg us", "p50 us", "p99 us");
+    out += line;
+    for (std::size_t i = 0; i < st_.size(); i++) {
+        const TenantStats &l = last_[i];
+        std::snprintf(line, sizeof line, "  %-16s %10.0f %10.2f %10llu %10.1f %10.1f %10.1f\n", sc_.tenants[i].name.c_str(),
+                      static_cast<double>(l.s_done) / last_second_s_,
+                      static_cast<double>(l.s_bytes) / last_second_s_ / 1e6, static_cast<unsigned long long>(l.s_defer),
+                      l.s_lat.mean() / 1e3, l.s_lat.quantile(0.5) / 1e3, l.s_lat.quantile(0.99) / 1e3);
+        out += line;
+    }
+    return out;
+}
+
+std::string Engine::report_json()
+{
+    bg::sim::SimResult r;
+    {
+        std::lock_guard<std::mutex> g(dev_mu_);
+        r.bad_completions = bg_hal_read(&hal_, BG_CTRL_BAD_COMPLETIONS);
+        for (unsigned d = 0; d < 4; d++)
+            r.final_factor[d] = bg_hal_read(&hal_, BG_COST_FACTOR(d));
+        r.windows = windows_;
+        r.deferred_pending = deferred_.size();
+    }
+    std::lock_guard<std::mutex> s(st_mu_);
+    const double period = secs(Clock::now() - t0_);
+    r.scenario = sc_.name;
+    r.file = sc_.file;
+    r.engine = dev_->engine();
+    r.scheduler = bg::sim::scheduler_name(opt_.scheduler);
+    r.seed = opt_.seed;
+    r.duration_ns = static_cast<std::uint64_t>(period * 1e9);
+    r.window_ns = sc_.window_ns;
+    for (std::size_t i = 0; i < st_.size(); i++) {
+        const TenantStats &t = st_[i];
+        bg::sim::TenantResult tr;
+        tr.name = sc_.tenants[i].name;
+        tr.completed = t.completed;
+        tr.bytes = t.bytes;
+        tr.iops = static_cast<double>(t.completed) / period;
+        tr.mbps = static_cast<double>(t.bytes) / period / 1e6;
+        tr.lat = t.lat;
+        tr.throttled = t.throttled;
+        tr.deferred_ios = t.deferred_ios;
+        for (int k = 0; k < 4; k++)
+            tr.admitted_by[k] = t.admitted_by[k];
+        tr.generated = t.generated;
+        tr.finished = t.completed;
+        r.tenants.push_back(std::move(tr));
+    }
+    for (unsigned d = 0; d < 4; d++) {
+        r.utilization[d] = served_[d] / (cap_per_s_[d] * period);
+        r.admitted_load[d] = admitted_[d] / (cap_per_s_[d] * period);
+    }
+    r.events = generated_.load();
+    r.generated = generated_.load();
+    r.finished = finished_.load();
+    r.in_flight = r.generated - r.finished - std::min(r.generated - r.finished, r.deferred_pending);
+    return bg::sim::report_json(r);
+}
+
+}  // namespace bg::gw

@@ -1,0 +1,170 @@
+// The gateway's storage agent on the real clock: every NBD request becomes one descriptor to a
+// bg::Device (model, verilator or xrt: DESIGN.md contract 3); a deferred one waits in a FIFO and
+// is offered again right after the next window's COMMIT, in deferral order, until admitted
+// (never failed); an admitted one goes to the SA worker thread the load balancer chose. The
+// firmware window loop (bg_fw_window over device->hal()) runs every window_us on steady_clock.
+//
+// An admitted I/O goes through the stages of burstgate-sim's SA, on the real clock: the SA
+// thread the decision names holds it for its true CPU time (dpu.cpu_ns), then the one software
+// limiter shared by all threads holds it for size / dpu.swlimit_mbps -- both served round robin
+// over tenants like the simulator's servers -- so the agent has the scenario's capacity, the one
+// its grants are computed from, rather than this host's (--no-pace skips both). Then a backend
+// thread does the real I/O on the tenant's store (its time is excluded from the SA delay the
+// device is told) and sends the reply.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "burstgate/host/device.hpp"
+#include "burstgate/sim/hist.hpp"
+#include "burstgate/sim/provision.hpp"
+#include "burstgate/sim/scenario.hpp"
+#include "burstgate/sim/simulator.hpp"
+#include "store.hpp"
+
+namespace bg::gw {
+
+using Clock = std::chrono::steady_clock;
+
+// One NBD request in flight. `reply` sends the simple reply (header, then `data` for a
+// successful READ) to the connection it came from; it is called by an SA worker.
+struct Request {
+    std::uint16_t type = 0, flags = 0;
+    std::uint64_t cookie = 0, offset = 0;
+    std::uint32_t length = 0;
+    std::uint16_t tenant = 0;
+    std::uint8_t queue = 0;
+    std::vector<std::uint8_t> data;
+    std::function<void(const Request &, std::uint32_t error)> reply;
+    // Filled by the engine.
+    Clock::time_point arrival, admit;
+    std::uint16_t tag = 0, segment = 0;
+    std::uint8_t egress = 0;
+    std::uint32_t charge = 0, true_cpu = 0, desc_size = 0;
+    std::uint64_t backend_ns = 0;
+    bool deferred = false;
+};
+
+struct EngineOptions {
+    std::string engine = "model";
+    bg::sim::Scheduler scheduler = bg::sim::Scheduler::kBios;
+    std::uint64_t seed = 1;
+    bool pace = true;  // SA workers take the scenario's CPU time and software limit
+    // The window loop and the SA stages at SCHED_FIFO priority 10, as firmware on its own core
+    // would run: on a loaded host their deadlines then hold (needs CAP_SYS_NICE).
+    bool realtime = false;
+};
+
+class Engine {
+public:
+    // Throws bg::sim::ScenarioError / std::runtime_error like burstgate-sim does.
+    Engine(const bg::sim::Scenario &sc, const EngineOptions &opt, std::vector<std::unique_ptr<Store>> stores);
+    ~Engine();
+
+    void start();
+    // Waits (up to `drain`) for every request in flight to be answered, then stops the window
+    // loop and the workers.
+    void stop(std::chrono::milliseconds drain);
+
+    // The largest READ/WRITE of tenant t one burst grant covers (at most `cap`).
+    std::uint32_t max_block(std::size_t t) const { return max_block_[t]; }
+    Store &store(std::size_t t) { return *stores_[t]; }
+    std::uint8_t ingress_queue(std::size_t t, std::uint32_t k) const;
+
+    // Schedules one valid READ/WRITE/FLUSH/TRIM. Blocks while all 2^16 tags are in flight.
+    void submit(std::unique_ptr<Request> r);
+
+    std::string live_json();          // the last second and the run so far, one line
+    std::string live_table();         // the same for a terminal
+    std::string report_json();        // contract 4
+    std::vector<std::string> warnings() const { return warnings_; }
+    bool realtime_failed() const { return rt_failed_.load(); }
+    std::string engine_name() const { return dev_->engine(); }
+    std::uint64_t in_flight() const { return in_flight_.load(); }
+
+private:
+    struct TenantStats {
+        std::uint64_t completed = 0, bytes = 0, throttled = 0, deferred_ios = 0, generated = 0;
+        std::uint64_t admitted_by[4] = {};
+        bg::sim::LatencyHist lat;
+        // The current second, for the live view.
+        std::uint64_t s_done = 0, s_bytes = 0, s_defer = 0;
+        bg::sim::LatencyHist s_lat;
+    };
+    // One stage of the SA pipeline: I/Os wait in one FIFO per tenant served round robin (the
+    // SA polls its tenants' queues, dpu.sa_discipline: rr) or in a single FIFO (fifo).
+    class Stage {
+    public:
+        Stage(std::size_t tenants, bool rr) : q_(rr ? tenants : 1), rr_(rr) {}
+        void push(Request *r);
+        Request *pop();  // blocks; nullptr once stopped and empty
+        void stop();
+
+    private:
+        std::mutex mu_;
+        std::condition_variable cv_;
+        std::vector<std::deque<Request *>> q_;
+        std::deque<std::uint16_t> ring_;  // tenants with I/Os waiting, in turn
+        bool rr_, stop_ = false;
+    };
+
+    void offer_locked(std::vector<Request *> &rs);  // dev_mu_ held
+    void window_loop();
+    void thread_setup();
+    void sa_loop(std::uint32_t w);
+    void swl_loop();
+    void backend_loop();
+    void serve(Request &r);
+    void finish(Request *r, std::uint32_t error);
+    void roll_second();
+
+    bg::sim::Scenario sc_;
+    EngineOptions opt_;
+    std::vector<std::unique_ptr<Store>> stores_;
+    std::vector<std::string> warnings_;
+    std::vector<std::uint32_t> max_block_, queue_base_, seg_base_;
+    std::vector<std::uint64_t> seg_bytes_;
+
+    std::mutex dev_mu_;  // the device, the firmware, the deferred FIFO, the tag pool
+    std::unique_ptr<Device> dev_;
+    bg_hal hal_{};
+    bg::sim::Firmware fw_;
+    std::vector<Request *> deferred_;
+    std::vector<std::unique_ptr<Request>> slots_;
+    std::vector<std::uint16_t> free_tags_;
+    std::condition_variable tag_cv_;
+    std::vector<IoDesc> descs_;
+    std::vector<IoDecision> decs_;
+    std::uint64_t windows_ = 0, window_overruns_ = 0;
+
+    std::mutex st_mu_;
+    std::vector<TenantStats> st_;
+    std::array<double, 4> served_{}, admitted_{}, cap_per_s_{};
+    Clock::time_point t0_, second_t0_;
+    double last_second_s_ = 1;
+    std::vector<TenantStats> last_;  // the previous second's figures (s_* fields)
+
+    // SA threads (CPU) -> the software limiter (one, shared) -> the backend (the store).
+    std::vector<std::unique_ptr<Stage>> sa_;
+    std::unique_ptr<Stage> swl_, backend_;
+    std::vector<std::thread> threads_;
+    double ns_per_swl_byte_ = 0;
+    std::thread window_th_;
+    std::atomic<bool> stop_{false};
+    std::atomic<bool> rt_failed_{false};
+    std::atomic<std::uint64_t> in_flight_{0};
+    std::atomic<std::uint64_t> generated_{0}, finished_{0};
+};
+
+}  // namespace bg::gw

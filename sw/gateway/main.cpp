@@ -1,0 +1,318 @@
+// burstgate-gateway: tenants' virtual disks over NBD, every I/O costed, admitted and dispatched
+// by a burstgate engine with the firmware's window loop on the real clock. docs/gateway.md.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+#include "burstgate/sim/scenario.hpp"
+#include "engine.hpp"
+#include "server.hpp"
+
+namespace {
+
+const char *const kUsage =
+    "usage: burstgate-gateway --config SCENARIO.yaml (--unix PATH | --tcp ADDR:PORT)\n"
+    "         [--engine model|verilator|xrt] [--scheduler bios|wild|base|dualbucket] [--seed N]\n"
+    "         [--data-dir DIR] [--export-size SIZE] [--control PATH] [--out REPORT.json]\n"
+    "         [--live] [--no-pace] [--realtime] [--allow-remote] [--max-conns N] [--verbose]\n"
+    "One NBD export per tenant of the scenario, named after it; see docs/gateway.md.\n"
+    "  --data-dir DIR      back each export by DIR/<tenant>.img (sparse); default: memory\n"
+    "  --export-size SIZE  bytes of every export, with k/m/g/t suffixes (default 1g)\n"
+    "  --control PATH      a Unix socket answering every connection with the live JSON\n"
+    "  --out FILE          the final report (DESIGN.md contract 4) on SIGINT/SIGTERM; default stdout\n"
+    "  --live              the per-second table on stderr even when it is not a terminal\n"
+    "  --no-pace           SA workers do not take the scenario's CPU time and software limit\n"
+    "  --realtime          window loop and SA stages at SCHED_FIFO 10 (needs CAP_SYS_NICE)\n"
+    "  --allow-remote      --tcp on an address other than loopback\n"
+    "SIGUSR1 writes the live JSON to stderr.\n";
+
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+std::uint64_t parse_bytes(const std::string &s, const char *opt)
+{
+    std::size_t pos = 0;
+    unsigned long long v = 0;
+    try {
+        v = std::stoull(s, &pos);
+    } catch (const std::exception &) {
+        throw UsageError(std::string(opt) + ": not a size: '" + s + "'");
+    }
+    std::uint64_t mul = 1;
+    if (pos < s.size()) {
+        const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(s[pos])));
+        mul = c == 'k' ? 1ull << 10 : c == 'm' ? 1ull << 20 : c == 'g' ? 1ull << 30 : c == 't' ? 1ull << 40 : 0;
+        if (!mul || pos + 1 != s.size())
+            throw UsageError(std::string(opt) + ": not a size: '" + s + "' (bytes, or a k/m/g/t suffix)");
+    }
+    if (v == 0 || v > (1ull << 50) / mul || (v * mul) % 4096 != 0)
+        throw UsageError(std::string(opt) + ": '" + s + "' must be a positive multiple of 4096 bytes up to 1 PiB");
+    return v * mul;
+}
+
+int listen_unix(const std::string &path)
+{
+    sockaddr_un a{};
+    if (path.size() >= sizeof a.sun_path)
+        throw UsageError("--unix: path longer than " + std::to_string(sizeof a.sun_path - 1) + " bytes: " + path);
+    a.sun_family = AF_UNIX;
+    std::memcpy(a.sun_path, path.c_str(), path.size() + 1);
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode))
+        ::unlink(path.c_str());  // a stale socket of an earlier run; never any other file
+    const mode_t old = ::umask(0077);  // only this user connects
+    const int rc = ::bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a);
+    ::umask(old);
+    if (fd < 0 || rc != 0 || ::listen(fd, 64) != 0)
+        throw std::runtime_error(path + ": " + std::strerror(errno));
+    return fd;
+}
+
+int listen_tcp(const std::string &spec, bool allow_remote)
+{
+    const auto colon = spec.rfind(':');
+    if (colon == std::string::npos)
+        throw UsageError("--tcp: expected ADDR:PORT, not '" + spec + "'");
+    std::string host = spec.substr(0, colon);
+    const std::string port_s = spec.substr(colon + 1);
+    char *end = nullptr;
+    const unsigned long port = std::strtoul(port_s.c_str(), &end, 10);
+    if (port_s.empty() || *end || port > 65535)
+        throw UsageError("--tcp: bad port '" + port_s + "'");
+    if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+        host = host.substr(1, host.size() - 2);
+    sockaddr_storage ss{};
+    socklen_t len = 0;
+    bool loopback = false;
+    auto *a4 = reinterpret_cast<sockaddr_in *>(&ss);
+    auto *a6 = reinterpret_cast<sockaddr_in6 *>(&ss);
+    if (::inet_pton(AF_INET, host.c_str(), &a4->sin_addr) == 1) {
+        a4->sin_family = AF_INET;
+        a4->sin_port = htons(static_cast<std::uint16_t>(port));
+        len = sizeof *a4;
+        loopback = (ntohl(a4->sin_addr.s_addr) >> 24) == 127;
+    } else if (::inet_pton(AF_INET6, host.c_str(), &a6->sin6_addr) == 1) {
+        a6->sin6_family = AF_INET6;
+        a6->sin6_port = htons(static_cast<std::uint16_t>(port));
+        len = sizeof *a6;
+        loopback = IN6_IS_ADDR_LOOPBACK(&a6->sin6_addr);
+    } else {
+        throw UsageError("--tcp: '" + host + "' is not a numeric IPv4 or IPv6 address");
+    }
+    if (!loopback && !allow_remote)
+        throw UsageError("--tcp: " + host + " is not a loopback address; the exports have no authentication "
+                         "(pass --allow-remote to serve it anyway)");
+    const int fd = ::socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const int one = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr *>(&ss), len) != 0 || ::listen(fd, 64) != 0)
+        throw std::runtime_error("--tcp " + spec + ": " + std::strerror(errno));
+    return fd;
+}
+
+void write_all(int fd, const std::string &s)
+{
+    std::size_t off = 0;
+    while (off < s.size()) {
+        const ssize_t n = ::write(fd, s.data() + off, s.size() - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return;
+        off += static_cast<std::size_t>(n);
+    }
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+    std::string config, unix_path, tcp, engine = "model", scheduler, data_dir, control, out;
+    std::uint64_t export_size = 1ull << 30, seed = 0;
+    bool have_seed = false, live = ::isatty(2) != 0, pace = true, allow_remote = false, verbose = false, realtime = false;
+    unsigned max_conns = 64;
+    try {
+        for (int i = 1; i < argc; i++) {
+            const std::string a = argv[i];
+            auto value = [&]() -> std::string {
+                if (i + 1 >= argc)
+                    throw UsageError(a + ": needs a value");
+                return argv[++i];
+            };
+            if (a == "--config") config = value();
+            else if (a == "--unix") unix_path = value();
+            else if (a == "--tcp") tcp = value();
+            else if (a == "--engine") engine = value();
+            else if (a == "--scheduler") scheduler = value();
+            else if (a == "--seed") {
+                const std::string v = value();
+                char *end = nullptr;
+                seed = std::strtoull(v.c_str(), &end, 10);
+                if (v.empty() || *end)
+                    throw UsageError("--seed: not a number: '" + v + "'");
+                have_seed = true;
+            } else if (a == "--data-dir") data_dir = value();
+            else if (a == "--export-size") export_size = parse_bytes(value(), "--export-size");
+            else if (a == "--control") control = value();
+            else if (a == "--out") out = value();
+            else if (a == "--live") live = true;
+            else if (a == "--no-pace") pace = false;
+            else if (a == "--realtime") realtime = true;
+            else if (a == "--allow-remote") allow_remote = true;
+            else if (a == "--verbose") verbose = true;
+            else if (a == "--max-conns") {
+                const std::string v = value();
+                char *end = nullptr;
+                const unsigned long n = std::strtoul(v.c_str(), &end, 10);
+                if (v.empty() || *end || n == 0 || n > 4096)
+                    throw UsageError("--max-conns: 1..4096, not '" + v + "'");
+                max_conns = static_cast<unsigned>(n);
+            } else if (a == "-h" || a == "--help") {
+                std::fputs(kUsage, stdout);
+                return 0;
+            } else
+                throw UsageError("unknown argument '" + a + "'");
+        }
+        if (config.empty())
+            throw UsageError("--config SCENARIO.yaml is required");
+        if (unix_path.empty() == tcp.empty())
+            throw UsageError("exactly one of --unix PATH and --tcp ADDR:PORT");
+    } catch (const UsageError &e) {
+        std::fprintf(stderr, "burstgate-gateway: %s\n%s", e.what(), kUsage);
+        return 2;
+    }
+
+    try {
+        const bg::sim::Scenario sc = bg::sim::load_scenario(config);
+        bg::gw::EngineOptions eo;
+        eo.engine = engine;
+        eo.scheduler = scheduler.empty() ? sc.scheduler : bg::sim::parse_scheduler(scheduler);
+        eo.seed = have_seed ? seed : sc.seed;
+        eo.pace = pace;
+        eo.realtime = realtime;
+        std::vector<std::unique_ptr<bg::gw::Store>> stores;
+        bg::gw::ServerOptions so;
+        so.max_conns = max_conns;
+        so.verbose = verbose;
+        for (const bg::sim::Tenant &t : sc.tenants) {
+            if (!data_dir.empty() && (t.name.empty() || t.name.find('/') != std::string::npos || t.name[0] == '.'))
+                throw bg::sim::ScenarioError(sc.file + ":" + std::to_string(t.line) + ": tenants: name '" + t.name +
+                                             "' cannot name a file in --data-dir");
+            stores.push_back(data_dir.empty() ? bg::gw::open_memory_store(export_size)
+                                              : bg::gw::open_file_store(data_dir + "/" + t.name + ".img", export_size));
+            so.exports.push_back(t.name);
+        }
+        // Every thread started from here on inherits the mask: the signals arrive on the signalfd.
+        sigset_t mask;
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGUSR1);
+        pthread_sigmask(SIG_BLOCK, &mask, nullptr);
+        ::signal(SIGPIPE, SIG_IGN);
+        const int sfd = ::signalfd(-1, &mask, SFD_CLOEXEC);
+
+        bg::gw::Engine eng(sc, eo, std::move(stores));
+        for (const std::string &w : eng.warnings())
+            std::fprintf(stderr, "burstgate-gateway: warning: %s\n", w.c_str());
+        const int lfd = unix_path.empty() ? listen_tcp(tcp, allow_remote) : listen_unix(unix_path);
+        const int cfd = control.empty() ? -1 : listen_unix(control);
+        bg::gw::Server srv(eng, so);
+        eng.start();
+        std::fprintf(stderr, "burstgate-gateway: %zu exports on %s (engine %s, scheduler %s, window %.0f us)\n",
+                     sc.tenants.size(), unix_path.empty() ? tcp.c_str() : unix_path.c_str(), eng.engine_name().c_str(),
+                     bg::sim::scheduler_name(eo.scheduler), static_cast<double>(sc.window_ns) / 1e3);
+        auto next_live = bg::gw::Clock::now() + std::chrono::seconds(1);
+        bool rt_warned = false;
+        for (bool running = true; running;) {
+            pollfd p[3] = {{sfd, POLLIN, 0}, {lfd, POLLIN, 0}, {cfd, POLLIN, 0}};
+            const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_live - bg::gw::Clock::now());
+            const int n = ::poll(p, cfd >= 0 ? 3 : 2, static_cast<int>(std::max<long long>(0, wait.count())));
+            if (n < 0 && errno != EINTR)
+                throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
+            if (eng.realtime_failed() && !rt_warned) {
+                std::fprintf(stderr, "burstgate-gateway: warning: --realtime: SCHED_FIFO refused (no CAP_SYS_NICE); running unprivileged\n");
+                rt_warned = true;
+            }
+            if (bg::gw::Clock::now() >= next_live) {
+                next_live += std::chrono::seconds(1);
+                if (live)
+                    write_all(2, eng.live_table());
+                srv.reap();
+            }
+            if (n <= 0)
+                continue;
+            if (p[0].revents & POLLIN) {
+                signalfd_siginfo si{};
+                if (::read(sfd, &si, sizeof si) == sizeof si) {
+                    if (si.ssi_signo == SIGUSR1)
+                        write_all(2, eng.live_json());
+                    else
+                        running = false;
+                }
+            }
+            if (p[1].revents & POLLIN) {
+                const int fd = ::accept4(lfd, nullptr, nullptr, SOCK_CLOEXEC);
+                if (fd >= 0)
+                    srv.accept(fd);
+            }
+            if (cfd >= 0 && (p[2].revents & POLLIN)) {
+                const int fd = ::accept4(cfd, nullptr, nullptr, SOCK_CLOEXEC);
+                if (fd >= 0) {
+                    write_all(fd, eng.live_json());
+                    ::close(fd);
+                }
+            }
+        }
+        // Stop: no new connections or requests; what is in flight is answered, then the report.
+        ::close(lfd);
+        if (!unix_path.empty())
+            ::unlink(unix_path.c_str());
+        if (cfd >= 0) {
+            ::close(cfd);
+            ::unlink(control.c_str());
+        }
+        srv.stop_reading();
+        eng.stop(std::chrono::milliseconds(2000));
+        srv.close_all();
+        const std::string report = eng.report_json();
+        if (out.empty()) {
+            std::fputs(report.c_str(), stdout);
+        } else {
+            std::ofstream f(out);
+            f << report;
+            if (!f)
+                throw std::runtime_error("--out: cannot write '" + out + "': " + std::strerror(errno));
+        }
+        std::fprintf(stderr, "burstgate-gateway: stopped; %llu protocol errors refused\n",
+                     static_cast<unsigned long long>(srv.protocol_errors()));
+        return 0;
+    } catch (const bg::sim::ScenarioError &e) {
+        std::fprintf(stderr, "burstgate-gateway: %s\n", e.what());
+        return 2;
+    } catch (const UsageError &e) {  // --tcp / --unix values found bad when opened
+        std::fprintf(stderr, "burstgate-gateway: %s\n", e.what());
+        return 2;
+    } catch (const std::invalid_argument &e) {  // unknown engine or scheduler
+        std::fprintf(stderr, "burstgate-gateway: %s\n", e.what());
+        return 2;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "burstgate-gateway: %s\n", e.what());
+        return 1;
+    }
+}

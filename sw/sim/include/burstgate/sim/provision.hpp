@@ -1,0 +1,67 @@
+// How a scenario configures a device and its firmware: the estimator's cost table and the load
+// balancer's registers (program_device), then the firmware's tenants -- base/burst provisioning
+// as per-window cost vectors, burst mode and credits -- and bg_fw_init (init_firmware). One
+// source for burstgate-sim and burstgate-gateway, so a tenant is provisioned the same way in
+// simulated time and on the real clock.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "burstgate/host/device.hpp"
+
+#include "burstgate/hal.h"
+#include "burstgate/sim/scenario.hpp"
+#include "burstgate/window.h"
+
+namespace bg::sim {
+
+inline constexpr const char *kDimNames[4] = {"cpu", "ingress", "egress", "swlimit"};
+
+// Rounds to the nearest integer, saturating into [0, UINT32_MAX].
+std::uint32_t sat32(double v);
+
+// The DPU's capacity per second in each dimension: CPU ns (all SA threads), ingress bytes,
+// egress bytes, software-limit bytes.
+std::array<double, 4> capacity_per_s(const Dpu &d);
+
+// The estimator's CPU ns for one I/O of tenant t: what the cost table program_device loads
+// (the true profile / estimate_error) charges it, read from a CostEstimator model programmed
+// by the same register writes. Throws ScenarioError for a profile the table rejects.
+double est_io_cpu(const Dpu &d, const Tenant &t, std::uint32_t size, bool write);
+// The whole estimated cost vector of one I/O, from the same estimator.
+bg_vec io_cost(const Dpu &d, const Tenant &t, std::uint32_t size, bool write);
+
+// Opens `engine` at the default build's sizes unless the scenario needs more tenants or SA
+// threads: the verilator and xrt engines are built with fixed sizes and refuse others, and a
+// model of the same sizes is what makes their reports comparable. Tenants' vCPU queues share
+// the build's ingress queues round robin (queue q of the scenario is ingress q mod INGRESS).
+// Throws runtime_error for an engine too small, ScenarioError for more segments than the
+// datapath has (segment ids are taken modulo 2^SEGMENT_BITS and must not alias).
+std::unique_ptr<Device> open_scenario_device(const Scenario &sc, const std::string &engine);
+
+// Seeds, load balancer policy/depth/map, the cost table. `ingress` is the build's ingress queues.
+void program_device(const Scenario &sc, Scheduler sched, std::uint64_t seed, const bg_hal &hal, std::uint32_t ingress);
+
+// The firmware and the storage it runs on (window.h: the caller's). Not copyable: bg_fw
+// points into the vectors.
+struct Firmware {
+    bg_fw fw{};
+    std::vector<bg_bios_tenant> t;
+    std::vector<bg_bios_usage> u;
+    std::vector<std::uint16_t> sched_list, burst_list;
+    Firmware() = default;
+    Firmware(const Firmware &) = delete;
+    Firmware &operator=(const Firmware &) = delete;
+};
+
+// Fills fw.t from the tenants' provisioning and runs bg_fw_init over `hal`. Throws
+// ScenarioError (file:line: path: message) for a provisioning the firmware rejects or an I/O
+// size no burst grant covers; appends a warning for a size only a burst share covers.
+void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmware &fw,
+                   std::vector<std::string> &warnings);
+
+}  // namespace bg::sim

@@ -1,0 +1,258 @@
+// A scenario's configuration of a device and its firmware; see provision.hpp.
+#include "burstgate/sim/provision.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "burstgate/cost_table.h"
+#include "burstgate/model/cost.hpp"
+#include "burstgate/regs.h"
+#include "cost_cli.hpp"
+
+namespace bg::sim {
+
+std::uint32_t sat32(double v) { return v >= 4294967295.0 ? UINT32_MAX : v <= 0 ? 0 : static_cast<std::uint32_t>(std::llround(v)); }
+
+std::array<double, 4> capacity_per_s(const Dpu &d)
+{
+    return {1e9 * d.threads, d.ingress_gbps * 1e9 / 8, d.egress_gbps * 1e9 / 8, d.swlimit_mbps * 1e6};
+}
+
+namespace {
+
+// The estimator's table: the true profile divided by estimate_error, as the firmware's
+// loader writes it. Throws (prefixed by `where`) when the table rejects the profile.
+void load_cost_table(const Dpu &d, const bg_hal *h, const std::string &where)
+{
+    for (unsigned p = 0; p < kProducts; p++) {
+        if (!d.defined[p])
+            continue;
+        bg_linear_profile est[2];
+        for (unsigned w = 0; w < 2; w++) {
+            est[w].cpu_base_ns = sat32(d.cpu[p][w].base_ns / d.estimate_error);
+            est[w].cpu_per_kib_ns = sat32(d.cpu[p][w].per_kib_ns / d.estimate_error);
+        }
+        const int rc = bg_cost_load_linear(h, p, &est[0], &est[1], d.header_bytes);
+        if (rc != BG_COST_OK)
+            throw ScenarioError(where + "dpu.cpu_ns: the cost table rejects this profile (code " + std::to_string(rc) + ")");
+    }
+}
+
+bool same_profile(const Dpu &a, const Dpu &b)
+{
+    if (a.defined != b.defined || a.estimate_error != b.estimate_error || a.header_bytes != b.header_bytes)
+        return false;
+    for (unsigned p = 0; p < kProducts; p++)
+        for (unsigned w = 0; w < 2; w++)
+            if (a.cpu[p][w].base_ns != b.cpu[p][w].base_ns || a.cpu[p][w].per_kib_ns != b.cpu[p][w].per_kib_ns)
+                return false;
+    return true;
+}
+
+// A CostEstimator model programmed by the very register writes the device gets, so that
+// provisioning and the admissibility checks price an I/O exactly as admission will (one
+// source: no second, floating-point formula). Rebuilt only when the profile changes.
+const bg::CostEstimator &estimator(const Dpu &d)
+{
+    struct Cache {
+        Dpu key;
+        bool valid = false;
+        // estimate() reads its size bounds with aligned 16-byte SSE loads.
+        alignas(16) bg::CostEstimator est;
+    };
+    thread_local Cache c;
+    if (!c.valid || !same_profile(c.key, d)) {
+        c.valid = false;
+        c.est.reset();
+        const bg_hal h = c.est.hal();
+        load_cost_table(d, &h, "");
+        c.key = d;
+        c.valid = true;
+    }
+    return c.est;
+}
+
+}  // namespace
+
+double est_io_cpu(const Dpu &d, const Tenant &t, std::uint32_t size, bool write)
+{
+    return estimator(d).estimate(static_cast<unsigned>(t.product), write, size)[BG_DIM_CPU];
+}
+
+bg_vec io_cost(const Dpu &d, const Tenant &t, std::uint32_t size, bool write)
+{
+    const bg::CostVector v = estimator(d).estimate(static_cast<unsigned>(t.product), write, size);
+    bg_vec c;
+    for (unsigned k = 0; k < BG_COST_DIMS; k++)
+        c.d[k] = v[k];
+    return c;
+}
+
+std::unique_ptr<Device> open_scenario_device(const Scenario &sc, const std::string &engine)
+{
+    const std::size_t n = sc.tenants.size();
+    AgentParams p;
+    std::uint32_t segs = 0;
+    for (const Tenant &t : sc.tenants)
+        segs += t.wl.segments;
+    p.tenants = std::max<std::uint32_t>(p.tenants, static_cast<std::uint32_t>(n));
+    p.egress = std::max<std::uint32_t>(p.egress, sc.dpu.threads);
+    std::unique_ptr<Device> dev = open_device(engine, p);
+    if (dev->params().tenants < n || dev->params().egress < sc.dpu.threads)
+        throw std::runtime_error("engine '" + engine + "' is built for " + std::to_string(dev->params().tenants) +
+                                 " tenants and " + std::to_string(dev->params().egress) + " SA threads; the scenario needs " +
+                                 std::to_string(n) + " and " + std::to_string(sc.dpu.threads));
+    if (segs > (1u << dev->params().segment_bits))
+        throw ScenarioError(sc.file + ":1: tenants: " + std::to_string(segs) + " segments in all, the datapath has " +
+                            std::to_string(1u << dev->params().segment_bits));
+    return dev;
+}
+
+void program_device(const Scenario &sc, Scheduler sched, std::uint64_t seed, const bg_hal &hal, std::uint32_t ingress)
+{
+    const Dpu &d = sc.dpu;
+    const bg_hal *h = &hal;
+    bg_hal_write(h, BG_CTRL_SEED, static_cast<std::uint32_t>(seed));
+    bg_hal_write(h, BG_LB_SEED, static_cast<std::uint32_t>(seed * 2654435761u + 1));
+    bg_hal_write(h, BG_LB_POLICY, static_cast<std::uint32_t>(d.lb_policy));
+    bg_hal_write(h, BG_LB_DEPTH, d.queue_depth);
+    // SA threads are egress queues 0..threads-1; a larger build leaves the rest unused.
+    const std::uint32_t all = (1u << d.threads) - 1u;
+    for (std::uint32_t q = 0; q < ingress; q++)
+        bg_hal_write(h, BG_LB_MAP(q), d.lb_policy == LbPolicy::kStatic ? 1u << (q % d.threads) : all);
+    load_cost_table(d, h, sc.file + ":1: ");
+    if (sched == Scheduler::kDualBucket) {
+        const double r = sc.db.hot_threshold_iops * static_cast<double>(sc.window_ns) / 1e9;
+        bg_hal_write(h, BG_SEGMON_HOT_THRESHOLD, std::min<std::uint32_t>(sat32(r), BG_SEGMON_HOT_THRESHOLD_MASK - 1));
+        bg_hal_write(h, BG_SEGMON_STEADY_WINDOWS, sc.db.steady_intervals);
+    }
+}
+
+namespace {
+
+// Every scheduler but dual-bucket admits an I/O only when one per-window grant of at most the
+// tenant's burst provisioning covers its whole cost, so an I/O type costing more than that in
+// any dimension would be deferred forever: a scenario error, not a simulation result. One
+// costing more than the base grant is only a warning: such I/Os wait for a burst share.
+void check_admissible(const Scenario &sc, std::size_t i, const bg_vec &base, const bg_vec &burst,
+                      std::vector<std::string> &warnings)
+{
+    const Tenant &t = sc.tenants[i];
+    const std::string where = sc.file + ":" + std::to_string(t.line) + ": tenants[" + std::to_string(i) + "].workload.sizes.";
+    bool warned = false;
+    for (const auto &[size, share] : t.wl.sizes) {
+        for (int w = 0; w < 2; w++) {
+            if ((w && t.wl.read_share >= 1.0) || (!w && t.wl.read_share <= 0.0))
+                continue;
+            const bg_vec c = io_cost(sc.dpu, t, size, w != 0);
+            const std::string io = "one " + std::string(w ? "write" : "read") + " costs ";
+            for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+                if (c.d[d] > burst.d[d])
+                    throw ScenarioError(where + bg::cli::format_size(size) + ": " + io + std::to_string(c.d[d]) + " " +
+                                        kDimNames[d] + " units, more than the tenant's burst provisioning grants per window (" +
+                                        std::to_string(burst.d[d]) + "): it could never be admitted; raise burst or window_us");
+                if (c.d[d] > base.d[d] && !warned) {
+                    warnings.push_back(where + bg::cli::format_size(size) + ": " + io + std::to_string(c.d[d]) + " " +
+                                       kDimNames[d] + " units, more than the base grant per window (" +
+                                       std::to_string(base.d[d]) + "): such I/Os are deferred until a burst share covers them");
+                    warned = true;
+                }
+            }
+        }
+    }
+}
+
+}  // namespace
+
+void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmware &f, std::vector<std::string> &warnings)
+{
+    const Dpu &d = sc.dpu;
+    const double w_s = static_cast<double>(sc.window_ns) / 1e9;
+    const std::size_t n = sc.tenants.size();
+    const std::array<double, 4> cap_per_s = capacity_per_s(d);
+    bg_fw_config cfg{};
+    cfg.scheduler = sched == Scheduler::kBios ? BG_SCHED_BIOS
+                    : sched == Scheduler::kBase ? BG_SCHED_BASE
+                    : sched == Scheduler::kWild ? BG_SCHED_WILD
+                                                : BG_SCHED_DUALBUCKET;
+    bg_vec total;
+    for (unsigned k = 0; k < 4; k++)
+        total.d[k] = sat32(cap_per_s[k] * w_s);
+    cfg.bios.total = total;
+    cfg.bios.reserved_q16 = sat32(d.reserved_share * BG_BIOS_ONE);
+    cfg.bios.alpha_q16 = sat32(d.bios_alpha * BG_BIOS_ONE);
+    cfg.bios.weight_throttle_q16 = sat32(d.bios_weight_throttle * BG_BIOS_ONE);
+    cfg.bios.floor_q16 = sat32(d.bios_floor_share * BG_BIOS_ONE);
+    // The main bucket issues the proxy's limit (dualbucket.main_share of the capacity); the
+    // cheque's delta_p * T is a share of the capacity itself (dualbucket.h).
+    for (unsigned k = 0; k < 4; k++)
+        cfg.db.main_size.d[k] = sat32(cap_per_s[k] * w_s * sc.db.main_share);
+    cfg.db.capacity = total;
+    cfg.db.cheque_share_q16 = sat32(sc.db.cheque_share * BG_DB_ONE);
+    cfg.db.alpha = sc.db.alpha;
+    cfg.db.pct_ppm = sat32(sc.db.percentile * 1e6);
+    cfg.db.headroom_mbps = sc.db.headroom_mbps;
+    cfg.db.mu_mbps = sc.db.mu_mbps ? sc.db.mu_mbps : sat32(d.swlimit_mbps * 8);
+    cfg.db.interval_us = sat32(static_cast<double>(sc.window_ns) / 1000);
+    cfg.db.min_samples = 16;
+    cfg.db.hist_mode = BG_LH_INTERP;
+    cfg.costadj = d.cost_adjust ? 1u : 0u;
+    bg_ca_default_config(&cfg.ca, sat32(d.target_delay_us * 1000));
+
+    f.t.assign(n, bg_bios_tenant{});
+    f.u.assign(n, bg_bios_usage{});
+    f.sched_list.assign(n, 0);
+    f.burst_list.assign(n, 0);
+    for (std::size_t i = 0; i < n; i++) {
+        const Tenant &t = sc.tenants[i];
+        // Provisioning {iops, mbps} as a cost vector per window: CPU at the estimated cost of
+        // a 4 KiB I/O of the tenant's product and read share; link bytes = data + one header
+        // per I/O; software-limit bytes = data.
+        const double r = t.wl.read_share;
+        const double c4k = r * est_io_cpu(d, t, 4096, false) + (1 - r) * est_io_cpu(d, t, 4096, true);
+        auto vec = [&](const Provision &pv) {
+            bg_vec v;
+            v.d[BG_DIM_CPU] = sat32(pv.iops * c4k * w_s);
+            v.d[BG_DIM_INGRESS] = sat32((pv.mbps * 1e6 + pv.iops * d.header_bytes) * w_s);
+            v.d[BG_DIM_EGRESS] = v.d[BG_DIM_INGRESS];
+            v.d[BG_DIM_SWLIMIT] = sat32(pv.mbps * 1e6 * w_s);
+            return v;
+        };
+        f.t[i].res_base = vec(t.base);
+        f.t[i].res_burst = vec(t.burst);
+        if (sched != Scheduler::kDualBucket)
+            check_admissible(sc, i, f.t[i].res_base, f.t[i].res_burst, warnings);
+        f.t[i].mode = t.credit ? BG_BURST_CREDIT : BG_BURST_PAID;
+        bg_vec ref;  // one 4 KiB I/O of this tenant
+        ref.d[BG_DIM_CPU] = sat32(c4k);
+        ref.d[BG_DIM_INGRESS] = ref.d[BG_DIM_EGRESS] = 4096 + d.header_bytes;
+        ref.d[BG_DIM_SWLIMIT] = 4096;
+        f.t[i].credit = bg_credit_from_ios(static_cast<std::uint32_t>(t.burst_credits), &ref);
+        // EBS gp2's bucket: 5.4 M I/O credits.
+        const auto credits = static_cast<std::uint32_t>(t.burst_credits);
+        f.t[i].credit_max = bg_credit_from_ios(std::max<std::uint32_t>(5'400'000u, credits), &ref);
+    }
+    const int rc = bg_fw_init(&f.fw, &cfg, f.t.data(), f.u.data(), f.sched_list.data(), f.burst_list.data(),
+                              static_cast<std::uint32_t>(n), &hal);
+    if (rc == BG_FW_OK)
+        return;
+    std::string msg = sc.file + ":1: ";
+    if (rc == BG_BIOS_E_OVERSUB) {
+        const int dim = f.fw.bios.err_dim;
+        msg += std::string("tenants: the base provisioning of all tenants exceeds the DPU's capacity") +
+               (cfg.scheduler == BG_SCHED_BIOS ? " minus dpu.reserved_share" : "") + " in dimension " +
+               (dim >= 0 && dim < 4 ? kDimNames[dim] : "?");
+    } else if (rc == BG_BIOS_E_BURST) {
+        msg += "tenants[" + std::to_string(f.fw.bios.err_tenant) + "].burst: below base as a cost vector";
+    } else if (rc == BG_FW_E_DUALBUCKET) {
+        msg += std::string("dualbucket: firmware rejects field ") + (f.fw.err_field ? f.fw.err_field : "?");
+    } else if (rc == BG_FW_E_COSTADJ) {
+        msg += std::string("dpu.target_delay_us: firmware rejects cost adjustment field ") + (f.fw.err_field ? f.fw.err_field : "?");
+    } else {
+        msg += "firmware init failed with code " + std::to_string(rc);
+    }
+    throw ScenarioError(msg);
+}
+
+}  // namespace bg::sim

@@ -1,0 +1,159 @@
+// The scenario loader's field checks, shared by the agent keys (scenario.cpp) and the `lsm:`
+// section (lsm_section.cpp): every message is FILE:LINE: field.path: what is wrong.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <sstream>
+#include <string>
+
+#include "burstgate/sim/scenario.hpp"
+
+namespace bg::sim {
+
+class Fields {
+public:
+    explicit Fields(std::string file) : file_(std::move(file)) {}
+
+    [[noreturn]] void fail(const YAML::Node &at, const std::string &path, const std::string &msg) const
+    {
+        const int line = at.IsDefined() ? at.Mark().line + 1 : 0;
+        fail_line(line > 0 ? line : 1, path, msg);
+    }
+    [[noreturn]] void fail_line(int line, const std::string &path, const std::string &msg) const
+    {
+        throw ScenarioError(file_ + ":" + std::to_string(line) + ": " + path + ": " + msg);
+    }
+
+    void require_map(const YAML::Node &n, const std::string &path) const
+    {
+        if (!n.IsMap())
+            fail(n, path, "expected a mapping");
+    }
+
+    // Every key of n must be in `allowed`.
+    void check_keys(const YAML::Node &n, const std::string &path, std::initializer_list<const char *> allowed) const
+    {
+        require_map(n, path);
+        for (auto it = n.begin(); it != n.end(); ++it) {
+            const std::string key = it->first.as<std::string>();
+            bool ok = false;
+            for (const char *a : allowed)
+                ok = ok || key == a;
+            if (!ok) {
+                std::string list;
+                for (const char *a : allowed)
+                    list += std::string(list.empty() ? "" : ", ") + a;
+                fail(it->first, join(path, key), "unknown key (expected one of: " + list + ")");
+            }
+        }
+    }
+
+    static std::string join(const std::string &path, const std::string &key)
+    {
+        return path.empty() ? key : path + "." + key;
+    }
+
+    // A number in [lo, hi]; `what` explains the range in messages.
+    double number(const YAML::Node &n, const std::string &path, double lo, double hi) const
+    {
+        if (!n.IsScalar())
+            fail(n, path, "expected a number");
+        double v;
+        if (!YAML::convert<double>::decode(n, v) || !std::isfinite(v))
+            fail(n, path, "expected a number, got '" + n.Scalar() + "'");
+        if (v < 0 && lo >= 0)
+            fail(n, path, "must not be negative (got " + n.Scalar() + ")");
+        if (v < lo || v > hi) {
+            std::ostringstream os;
+            os << "must be in " << lo << ".." << hi << " (got " << n.Scalar() << ")";
+            fail(n, path, os.str());
+        }
+        return v;
+    }
+
+    std::uint64_t integer(const YAML::Node &n, const std::string &path, std::uint64_t lo, std::uint64_t hi) const
+    {
+        const double v = number(n, path, static_cast<double>(lo), static_cast<double>(hi));
+        if (v != std::floor(v))
+            fail(n, path, "expected an integer, got '" + n.Scalar() + "'");
+        return static_cast<std::uint64_t>(v);
+    }
+
+    std::uint32_t u32(const YAML::Node &n, const std::string &path, std::uint32_t lo, std::uint32_t hi) const
+    {
+        return static_cast<std::uint32_t>(integer(n, path, lo, hi));
+    }
+
+    std::string string(const YAML::Node &n, const std::string &path) const
+    {
+        if (!n.IsScalar())
+            fail(n, path, "expected a string");
+        return n.Scalar();
+    }
+
+    bool boolean(const YAML::Node &n, const std::string &path) const
+    {
+        bool b;
+        if (!n.IsScalar() || !YAML::convert<bool>::decode(n, b))
+            fail(n, path, "expected true or false");
+        return b;
+    }
+
+    // Milliseconds (fractions allowed) as ns.
+    std::uint64_t ms(const YAML::Node &n, const std::string &path) const
+    {
+        return static_cast<std::uint64_t>(std::llround(number(n, path, 0, 1e9) * 1e6));
+    }
+
+
+    std::string choice(const YAML::Node &n, const std::string &path, std::initializer_list<const char *> options) const
+    {
+        const std::string s = string(n, path);
+        std::string list;
+        for (const char *o : options) {
+            if (s == o)
+                return s;
+            list += std::string(list.empty() ? "" : " | ") + o;
+        }
+        fail(n, path, "unknown value '" + s + "' (expected " + list + ")");
+    }
+
+    // Bytes: an integer with an optional binary suffix k, m, g (4k, 8m, 1g). bg::cli::parse_size
+    // is for I/O sizes (below 16 MiB); SSTs, levels and segments are larger.
+    std::uint64_t bytes(const YAML::Node &n, const std::string &path) const
+    {
+        if (!n.IsScalar() || n.Scalar().empty())
+            fail(n, path, "expected a size (4k, 8m, 1g)");
+        const std::string &t = n.Scalar();
+        std::size_t digits = 0;
+        while (digits < t.size() && t[digits] >= '0' && t[digits] <= '9')
+            digits++;
+        const std::string suffix = t.substr(digits);
+        int shift = -1;
+        if (suffix.empty())
+            shift = 0;
+        else if (suffix == "k" || suffix == "K")
+            shift = 10;
+        else if (suffix == "m" || suffix == "M")
+            shift = 20;
+        else if (suffix == "g" || suffix == "G")
+            shift = 30;
+        if (digits == 0 || digits > 12 || shift < 0)
+            fail(n, path, "expected a size (4k, 8m, 1g), got '" + t + "'");
+        const std::uint64_t v = std::stoull(t.substr(0, digits)) << shift;
+        if (v == 0 || v > (1ull << 40))
+            fail(n, path, "must be in 1..1024g (got '" + t + "')");
+        return v;
+    }
+
+    const std::string &file() const { return file_; }
+
+private:
+    std::string file_;
+};
+
+}  // namespace bg::sim
