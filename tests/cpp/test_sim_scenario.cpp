@@ -89,6 +89,19 @@ TEST(SimScenario, LoadsEveryFieldWithItsMeaning)
     EXPECT_EQ(s.tenants[0].burst.mbps, 20);
 }
 
+TEST(SimScenario, LbPolicyNamesAreTheRegisterValues)
+{
+    // The scenario's names map to LB.POLICY's values (the model's enum), least_ios included.
+    const std::pair<const char *, std::uint32_t> names[] = {
+        {"static", 0}, {"rr", 1}, {"jsq", 2}, {"p2c", 3}, {"least_ios", 4}};
+    for (const auto &[name, value] : names) {
+        const auto s = parse_scenario(replace(kGood, "threads: 2", std::string("threads: 2\n  lb_policy: ") + name), "s.yaml");
+        EXPECT_EQ(static_cast<std::uint32_t>(s.dpu.lb_policy), value) << name;
+    }
+    EXPECT_THROW(parse_scenario(replace(kGood, "threads: 2", "threads: 2\n  lb_policy: lru"), "s.yaml"),
+                 bg::sim::ScenarioError);
+}
+
 TEST(SimScenario, NormativeExampleLoads)
 {
     const bg::sim::Scenario s = bg::sim::load_scenario(shared_example());

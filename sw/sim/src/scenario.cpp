@@ -91,7 +91,8 @@ void load_dpu(const Loader &L, const YAML::Node &n, Dpu &d)
     if (n["lb_policy"])
         d.lb_policy = choose<LbPolicy>(L, n["lb_policy"], P + ".lb_policy",
                                        {{"static", LbPolicy::kStatic}, {"rr", LbPolicy::kRoundRobin},
-                                        {"jsq", LbPolicy::kJsq}, {"p2c", LbPolicy::kP2c}});
+                                        {"jsq", LbPolicy::kJsq}, {"p2c", LbPolicy::kP2c},
+                                        {"least_ios", LbPolicy::kLeastIos}});
     if (!n["cpu_ns"])
         L.fail(n, P + ".cpu_ns", "missing: the SA's CPU time per I/O is needed");
     load_cpu(L, n["cpu_ns"], P + ".cpu_ns", d);

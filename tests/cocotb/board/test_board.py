@@ -74,28 +74,12 @@ async def self_test_catches_a_miscount(dut):
 
 
 def test_board():
-    """pytest entry: generate the Verilog, build it with Verilator, run the cocotb test."""
-    from amaranth.back import verilog
-    from cocotb_tools.check_results import get_results
-    from cocotb_tools.runner import get_runner
-
+    """pytest entry: generate the Verilog, build it with Verilator, run the cocotb tests."""
     from burstgate.boards.selftest import SelfTest
+    from burstgate.sim.verilator import run_cocotb
 
-    here = pathlib.Path(__file__).resolve().parent
-    build = here.parent.parent.parent / "build" / "cocotb" / "board"
-    build.mkdir(parents=True, exist_ok=True)
-    text = verilog.convert(SelfTest(**PARAMS), name="bg_selftest", emit_src=False)
-    used = build / "bg_selftest.v"
-    # Touch the Verilog only when it changed: the build takes minutes.
-    if not used.exists() or used.read_text() != text:
-        used.write_text(text)
-    runner = get_runner("verilator")
-    runner.build(sources=[used], hdl_toplevel="bg_selftest", build_dir=build,
-                 build_args=["-Wno-fatal", "-O3", "--output-split", "0"], always=False)
     # Each test in its own simulator: block RAM keeps its contents across a reset.
     for name in ("self_test_passes", "self_test_catches_a_miscount"):
-        results = runner.test(hdl_toplevel="bg_selftest", test_module="test_board", test_dir=here,
-                              build_dir=build, seed=os.environ.get("RANDOM_SEED"),
-                              test_filter=f"^test_board\\.{name}$", results_xml=str(build / "results.xml"))
-        ran, failed = get_results(results)
-        assert ran == 1 and failed == 0, f"{name}: {ran} tests ran, {failed} failed"
+        run_cocotb(top="bg_selftest", elaboratable=SelfTest(**PARAMS), test_module="test_board",
+                   test_dir=pathlib.Path(__file__).resolve().parent, build_name="board",
+                   test_filter=f"^test_board\\.{name}$")

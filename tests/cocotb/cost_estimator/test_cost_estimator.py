@@ -228,17 +228,11 @@ async def patterns(dut, source, sink):
 
 def test_cost_estimator():
     """pytest entry: generate the Verilog, build it with Verilator, run the cocotb tests."""
-    from cocotb_tools.runner import get_runner
-
     from burstgate.cli import generate
+    from burstgate.sim.verilator import cocotb_build_dir, run_cocotb
 
-    here = pathlib.Path(__file__).resolve().parent
-    root = here.parent.parent.parent
-    build = root / "build" / "cocotb" / "cost_estimator"
-    generate(build, ["bg_cost_estimator"])
-    runner = get_runner("verilator")
-    runner.build(sources=[build / "bg_cost_estimator.v"], hdl_toplevel="bg_cost_estimator",
-                 build_dir=build, build_args=["-Wno-fatal", "-O3"], always=False)
-    runner.test(hdl_toplevel="bg_cost_estimator", test_module="test_cost_estimator", test_dir=here,
-                build_dir=build, seed=os.environ.get("RANDOM_SEED"), results_xml=str(build / "results.xml"),
-                extra_env={"COST_DESCRIPTORS": str(COUNT)})
+    generated = cocotb_build_dir("cost_estimator") / "generated"
+    generate(generated, ["bg_cost_estimator"])
+    run_cocotb(top="bg_cost_estimator", verilog=(generated / "bg_cost_estimator.v").read_text(),
+               test_module="test_cost_estimator", test_dir=pathlib.Path(__file__).resolve().parent,
+               build_name="cost_estimator", extra_env={"COST_DESCRIPTORS": str(COUNT)})

@@ -315,17 +315,10 @@ def test_kernel_shell_long():
 
 
 def _run(count):
-    from cocotb_tools.runner import get_runner
-
     from burstgate.kernel.generate import generate
+    from burstgate.sim.verilator import cocotb_build_dir, run_cocotb
 
-    here = pathlib.Path(__file__).resolve().parent
-    root = here.parent.parent.parent
-    build = root / "build" / "cocotb" / "kernel"
-    verilog = generate(build, datapath="passthrough")
-    runner = get_runner("verilator")
-    runner.build(sources=[verilog], hdl_toplevel="bg_kernel", build_dir=build,
-                 build_args=["-Wno-fatal", "-O3", "--output-split", "0"], always=False)
-    runner.test(hdl_toplevel="bg_kernel", test_module="test_kernel_shell", test_dir=here,
-                build_dir=build, seed=os.environ.get("RANDOM_SEED"),
-                results_xml=str(build / "results.xml"), extra_env={"KERNEL_RECORDS": str(count)})
+    verilog = generate(cocotb_build_dir("kernel") / "generated", datapath="passthrough")
+    run_cocotb(top="bg_kernel", verilog=pathlib.Path(verilog).read_text(), test_module="test_kernel_shell",
+               test_dir=pathlib.Path(__file__).resolve().parent, build_name="kernel",
+               extra_env={"KERNEL_RECORDS": str(count)})

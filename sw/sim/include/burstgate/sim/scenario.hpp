@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "burstgate/model/load_balancer.hpp"
 #include "burstgate/trace/trace.hpp"
 
 namespace bg::sim {
@@ -27,7 +28,7 @@ struct CpuProfile {
 };
 
 enum class Scheduler { kBios, kBase, kWild, kDualBucket };
-enum class LbPolicy { kStatic, kRoundRobin, kJsq, kP2c };
+using bg::LbPolicy;  // the model's: its values are LB.POLICY's
 
 struct Dpu {
     std::uint32_t threads = 2;
