@@ -24,6 +24,7 @@ from cocotb.triggers import ReadOnly, RisingEdge
 
 from burstgate.layouts import Completion, Decision, Descriptor, pack, unpack
 from burstgate.regmap import C, REGMAP
+from burstgate.sim import StreamPattern
 
 PARAMS = {"tenants": 64, "ingress": 4, "egress": 4, "segment_bits": 8}
 T, NI, NE = PARAMS["tenants"], PARAMS["ingress"], PARAMS["egress"]
@@ -43,23 +44,6 @@ def reg(block, name, index=0):
 WINDOW = reg("CTRL", "WINDOW")
 SCHEDULER = reg("CTRL", "SCHEDULER")
 POLICY = reg("LB", "POLICY")
-
-
-class Pattern:
-    """Per-cycle on/off of a source (idle) or a sink (backpressure)."""
-
-    def __init__(self, kind, rng):
-        self.kind, self.rng, self.run, self.on = kind, rng, 0, True
-
-    def __call__(self):
-        if self.kind == "always":
-            return True
-        if self.kind == "random":
-            return self.rng.random() < 0.6
-        if self.run == 0:
-            self.on, self.run = not self.on, self.rng.randint(1, 12)
-        self.run -= 1
-        return self.on
 
 
 class TB:
@@ -82,8 +66,7 @@ class TB:
         self.c_rate = 0.0
         self.c_pending = None
         self.bad_rate = 0.01
-        self.source = Pattern("always", self.rng)
-        self.sink = Pattern("always", self.rng)
+        self.source = self.sink = StreamPattern("always")
         self.events = self.cycles = self.decisions = self.reads = 0
         self.scheduler = C["SCHED_BIOS"]
         self.policy = 0
@@ -401,8 +384,9 @@ async def differential(dut, events, source, sink):
     while tb.events < events:
         # Every kind of stream and a TICK mid-burst early on, then at random.
         mixes = ("random", "bursty") if phase == 0 else ("always", "random", "bursty")
-        tb.source = Pattern(source if source != "mix" else tb.rng.choice(mixes), tb.rng)
-        tb.sink = Pattern(sink if sink != "mix" else tb.rng.choice(mixes), tb.rng)
+        tb.source = StreamPattern(source if source != "mix" else tb.rng.choice(mixes), duty=0.6,
+                                  seed=tb.rng.getrandbits(32))
+        tb.sink = StreamPattern(sink if sink != "mix" else tb.rng.choice(mixes), duty=0.6, seed=tb.rng.getrandbits(32))
         kind = kinds[phase % len(kinds)] if phase < len(kinds) else tb.rng.choice(kinds)
         n = tb.rng.randint(200, 1500)
         tb.cov[f"stream {kind}"] += 1

@@ -17,27 +17,11 @@ from cocotb.triggers import ReadOnly, RisingEdge
 
 from burstgate.layouts import CostedDescriptor, Descriptor, pack, unpack
 from burstgate.regmap import C, REGMAP
+from burstgate.sim import StreamPattern
 
 COST = REGMAP.block("COST")
 DIMS = C["COST_DIMS"]
 REGS = {r.name: r for r in COST.registers}
-
-
-class Pattern:
-    """Per-cycle on/off for a source (idle insertion) or a sink (backpressure)."""
-
-    def __init__(self, kind, rng):
-        self.kind, self.rng, self.run, self.on = kind, rng, 0, True
-
-    def __call__(self):
-        if self.kind == "always":
-            return True
-        if self.kind == "random":
-            return self.rng.random() < 0.5
-        if self.run == 0:
-            self.on, self.run = not self.on, self.rng.randint(1, 8)
-        self.run -= 1
-        return self.on
 
 
 def register_offsets():
@@ -189,7 +173,8 @@ async def check(dut, *, source, sink, count, reconfigure):
             bus_ops[at] = [("w", *random_register_write(rng, offsets)) if rng.random() < 0.7
                            else ("r", rng.choice(offsets)) for _ in range(k)]
     descs = [random_descriptor(rng, bounds) for _ in range(count)]
-    events, outputs, reads = await tb.run(descs, bus_ops, Pattern(source, rng), Pattern(sink, rng))
+    events, outputs, reads = await tb.run(descs, bus_ops, StreamPattern(source, seed=rng.getrandbits(32)),
+                                          StreamPattern(sink, seed=rng.getrandbits(32)))
 
     expected, expected_reads = replay(model, events)
     assert len(outputs) == len(expected) == count
