@@ -276,6 +276,8 @@ class Admission(wiring.Component):
         ]
         pool = Signal(CostVector)
         glob = Signal(CostVector)
+        # The shared pools, by name for the formal harness (tests/formal: no charge wraps them).
+        self._pools = {"pool": pool, "global": glob}
         lfsr_state = Signal(32, init=lfsr.ZERO_SEED)  # bg_lfsr_seed(0): the model's reset
         active = Signal(T)
 

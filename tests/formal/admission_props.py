@@ -26,7 +26,8 @@ The invariants (the names are those ``Assert`` messages carry and the tests look
     cost. A decision that pays from no lendable word (RESERVED, the dual-bucket main bucket,
     any deferral) writes none. The reference value is a copy of the RAMs kept by the harness
     from their write ports, so a forwarding error in the stage's read-modify-write path shows
-    up as a mismatch.
+    up as a mismatch. The shared pools (BIOS's reserved pool, WildCBS's global budget) only
+    fall between firmware writes: a charge they did not cover would wrap them upwards.
 ``deferred``
     A read of CTRL.DEFERRED returns the number of SRC_DEFER decisions emitted so far, and a
     read of TENANT.THROTTLE_N[t] the number of tenant t's SRC_DEFER decisions in the
@@ -174,6 +175,20 @@ def _underflow(m, dut, tenants):
             m.d.comb += Assert(~wrote, "underflow: an unpaid decision writes no lendable word")
 
 
+def _pools(m, dut):
+    ctrl = m.submodules.ctrl
+    for name, reg in (("pool", ctrl.ext_pool), ("global", ctrl.ext_global)):
+        vec = dut._pools[name]
+        # Only the firmware refills a pool; a charge only lowers it. A charge the pool did not
+        # cover would wrap the dimension to near 2**32, i.e. raise it.
+        written = _registered(m, reg.w_en, f"prop_{name}_written")
+        past = _registered(m, vec.as_value(), f"prop_{name}_past")
+        with m.If(~written):
+            for k in range(_DIMS):
+                m.d.comb += Assert(vec[k] <= past[32 * k: 32 * k + 32],
+                                   f"underflow: a charge never raises the {name} budget (no wrap)")
+
+
 def _deferred(m, dut):
     d = dut.o.payload
     decided = _registered(m, dut.decided, "prop_new_decision")  # o holds it from this cycle
@@ -216,7 +231,7 @@ def invariant_at(location):
     """The invariant (``"order"``, ``"underflow"``, ``"deferred"``) whose assertion is at
     ``location`` (``"file:line"``, as sby reports a failed assertion); ``None`` if none."""
     path, _, line = location.rpartition(":")
-    for name, function in (("order", _order), ("underflow", _underflow), ("deferred", _deferred),
+    for name, function in (("order", _order), ("underflow", _underflow), ("underflow", _pools), ("deferred", _deferred),
                            ("deferred", _throttle_n)):
         lines, first = inspect.getsourcelines(function)
         if pathlib.Path(path) == pathlib.Path(inspect.getsourcefile(function)) and \
@@ -240,6 +255,7 @@ def observed(base=Admission, *, lenders=True, invariants=("order", "underflow", 
                 _order(m, self, n_in)
             if "underflow" in invariants:
                 _underflow(m, self, self.tenants)
+                _pools(m, self)
             if "deferred" in invariants:
                 _deferred(m, self)
                 _throttle_n(m, self, self.tenants)

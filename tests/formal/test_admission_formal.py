@@ -107,6 +107,9 @@ MUTANTS = {
                             "deferred", 4, DEPTH_ORDER),
     # A3 does not forward the write-back of the cycle before: an I/O one behind another of
     # the same tenant sees the allocation before that I/O's charge and spends it again.
+    # The reserved pool / the global budget are charged without checking they cover the cost.
+    "no_pool_cover": ("pool_ok = ~a4.hot & _covers(pool, c)", "pool_ok = ~a4.hot", "underflow", 2, DEPTH_UNDERFLOW),
+    "no_global_cover": ("glob_ok = _covers(glob, c)", "glob_ok = 1", "underflow", 2, DEPTH_UNDERFLOW),
     "no_lendable_forwarding": ("Mux(lendable_last_valid & (lendable_last_row == row), lendable_last, word)",
                                "Mux(0, lendable_last, word)", "underflow", 2, DEPTH_UNDERFLOW),
 }
