@@ -10,21 +10,12 @@ import random
 
 import pytest
 from amaranth.hdl import Fragment
-from amaranth.sim import Simulator
 
 from burstgate.bufpool import BufferPool
-from burstgate.sim import StreamPattern, stream_put
+from burstgate.sim import StreamPattern, simulate, stream_put
 
 ACQUIRE, RELEASE, TICK = 0, 1, 2
 OWN, BORROWED, STALL = 0, 1, 2
-
-
-def run(dut, *testbenches):
-    sim = Simulator(dut)
-    sim.add_clock(1e-8)
-    for tb in testbenches:
-        sim.add_testbench(tb)
-    sim.run()
 
 
 def configure(ctx, dut, cfg):
@@ -100,7 +91,7 @@ def drive(dut, cfg, cycles, *, sink=None, rng=None):
         state["shared_free"] = ctx.get(dut.shared_free)
         state["underflow"] = ctx.get(dut.underflow)
 
-    run(dut, tb)
+    simulate(dut, tb)
     it = iter(grants)
     results = [r if r is not None else (BORROWED if next(it) else OWN) for r in results]
     return log[0], log[1], results, state
@@ -213,7 +204,7 @@ def test_rebuild_and_underflow():
         seen["after"] = ([ctx.get(dut.inflight[q]) for q in range(2)], ctx.get(dut.shared_free),
                          ctx.get(dut.underflow))
 
-    run(dut, tb)
+    simulate(dut, tb)
     assert seen["before"] == ([0, 2], 1) and seen["underflow"] == 1
     assert seen["ready_in_rebuild"] == 0
     assert seen["after"] == ([0, 0], 3, 0)
@@ -239,7 +230,7 @@ def test_query_and_unknown_queue(bg_model):
         ctx.set(dut.i.payload.queue, 3)
         seen.append(("bad", ctx.get(dut.i.ready), ctx.get(dut.stall)))
 
-    run(dut, tb)
+    simulate(dut, tb)
     model = bg_model.BufferPool(dedicated=[1, 0], shared=1)
     want = []
     for q in (0, 0, 1, 1):

@@ -10,22 +10,13 @@ import random
 
 import pytest
 from amaranth.hdl import Fragment
-from amaranth.sim import Simulator
 
 from burstgate import lfsr
 from burstgate.lb import LbPolicy, LoadBalancer
-from burstgate.sim import StreamPattern, stream_put
+from burstgate.sim import StreamPattern, simulate, stream_put
 
 DISPATCH, COMPLETE, SET_MAP, SET_POLICY, SET_DEPTH, SET_SEED = range(6)
 STATIC, RR, JSQ, P2C, LEAST_IOS = 0, 1, 2, 3, 4
-
-
-def run(dut, *testbenches):
-    sim = Simulator(dut)
-    sim.add_clock(1e-8)
-    for tb in testbenches:
-        sim.add_testbench(tb)
-    sim.run()
 
 
 def test_parameters_are_checked():
@@ -138,7 +129,7 @@ def drive(dut, steps, *, sink="always", rng=None, seed=0):
             await ctx.tick()
             n += 1
 
-    run(dut, tb)
+    simulate(dut, tb)
     it = iter(outputs)
     decisions = [d if d is not None else next(it)[0] for d in decisions]
     return log[0], log[1], log[2], decisions
@@ -259,7 +250,7 @@ def test_query_eligible_and_unknown_ids(bg_model):
         ctx.set(dut.complete.valid, 0)
         seen.append(ctx.get(dut.underflow))
 
-    run(dut, tb)
+    simulate(dut, tb)
     model = bg_model.LoadBalancer(ingress_queues=3, egress_queues=4, egress_depth=1)
     want = []
     for i, mask in enumerate(maps):

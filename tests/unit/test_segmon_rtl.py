@@ -9,20 +9,11 @@ import random
 
 import pytest
 from amaranth.hdl import Fragment
-from amaranth.sim import Simulator
 
 from burstgate.segmon import SegmentMonitor
-from burstgate.sim import StreamPattern, stream_get, stream_put
+from burstgate.sim import StreamPattern, simulate, stream_get, stream_put
 
 LATENCY = 2
-
-
-def run(dut, *testbenches):
-    sim = Simulator(dut)
-    sim.add_clock(1e-8)
-    for tb in testbenches:
-        sim.add_testbench(tb)
-    sim.run()
 
 
 def test_parameters_are_checked():
@@ -86,7 +77,7 @@ def test_hot_above_r_then_steady_after_n_intervals():
         seen["late"] = await classify(ctx, dut, [7])
         seen["interval"] = ctx.get(dut.interval)
 
-    run(dut, tb)
+    simulate(dut, tb)
     assert seen["burst"] == [0, 0, 1, 1, 0]
     assert [seen[k] for k in (1, 2, 3, 4)] == [[1], [1], [1], [0]]
     assert seen["again"] == [0, 0, 1]
@@ -117,7 +108,7 @@ def test_n_zero_and_255_and_threshold_max(bg_model):
         seen["n255_255"] = await classify(ctx, dut, [4])
         seen["rmax"] = await classify(ctx, dut, [5] * 40)
 
-    run(dut, tb)
+    simulate(dut, tb)
     assert seen["n0"] == [1, 1] and seen["n0_next"] == [0]
     assert seen["n255"] == [1] and seen["n255_254"] == [1] and seen["n255_255"] == [0]
     assert seen["rmax"] == [0] * 40
@@ -156,7 +147,7 @@ def test_back_to_back_same_segment_is_forwarded(bg_model):
             n += 1
         cycles["total"] = n
 
-    run(dut, producer, consumer, clock)
+    simulate(dut, producer, consumer, clock)
     model = bg_model.SegmentMonitor(1, 2)
     assert [int(v.hot) for v in got] == [int(h) for h in model.on_io_many(segs)]
     assert [int(v.tag) for v in got] == list(range(len(segs)))
@@ -196,7 +187,7 @@ def test_register_and_tick_timing(bg_model):
             if ctx.get(dut.o.valid):
                 got.append(ctx.get(dut.o.payload.hot))
 
-    run(dut, tb)
+    simulate(dut, tb)
     m = bg_model.SegmentMonitor(1, 1)
     want = [m.on_io(2), m.on_io(2)]
     m.tick()
@@ -257,7 +248,7 @@ def random_run(dut, rng, count, source, sink):
                                  ctx.get(dut.o.payload.hot)))
             await ctx.tick()
 
-    run(dut, tb)
+    simulate(dut, tb)
     return log, verdicts
 
 

@@ -1,5 +1,6 @@
 """Helpers for ``amaranth.sim`` testbenches of burstgate blocks."""
 
 from .stream import StreamPattern, stream_get, stream_put
+from .testbench import simulate
 
-__all__ = ["StreamPattern", "stream_get", "stream_put"]
+__all__ = ["StreamPattern", "simulate", "stream_get", "stream_put"]
