@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "args.hpp"
 #include "burstgate/sim/scenario.hpp"
 #include "engine.hpp"
 #include "server.hpp"
@@ -39,9 +40,7 @@ const char *const kUsage =
     "  --allow-remote      --tcp on an address other than loopback\n"
     "SIGUSR1 writes the live JSON to stderr.\n";
 
-struct UsageError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
+using bg::cli::UsageError;
 
 std::uint64_t parse_bytes(const std::string &s, const char *opt)
 {
@@ -147,42 +146,28 @@ int main(int argc, char **argv)
     bool have_seed = false, live = ::isatty(2) != 0, pace = true, allow_remote = false, verbose = false, realtime = false;
     unsigned max_conns = 64;
     try {
-        for (int i = 1; i < argc; i++) {
-            const std::string a = argv[i];
-            auto value = [&]() -> std::string {
-                if (i + 1 >= argc)
-                    throw UsageError(a + ": needs a value");
-                return argv[++i];
-            };
-            if (a == "--config") config = value();
-            else if (a == "--unix") unix_path = value();
-            else if (a == "--tcp") tcp = value();
-            else if (a == "--engine") engine = value();
-            else if (a == "--scheduler") scheduler = value();
+        bg::cli::ArgReader args(argc, argv);
+        while (args.next()) {
+            const std::string &a = args.flag();
+            if (a == "--config") config = args.value();
+            else if (a == "--unix") unix_path = args.value();
+            else if (a == "--tcp") tcp = args.value();
+            else if (a == "--engine") engine = args.value();
+            else if (a == "--scheduler") scheduler = args.value();
             else if (a == "--seed") {
-                const std::string v = value();
-                char *end = nullptr;
-                seed = std::strtoull(v.c_str(), &end, 10);
-                if (v.empty() || *end)
-                    throw UsageError("--seed: not a number: '" + v + "'");
+                seed = args.integer(0, UINT64_MAX);
                 have_seed = true;
-            } else if (a == "--data-dir") data_dir = value();
-            else if (a == "--export-size") export_size = parse_bytes(value(), "--export-size");
-            else if (a == "--control") control = value();
-            else if (a == "--out") out = value();
+            } else if (a == "--data-dir") data_dir = args.value();
+            else if (a == "--export-size") export_size = parse_bytes(args.value(), "--export-size");
+            else if (a == "--control") control = args.value();
+            else if (a == "--out") out = args.value();
             else if (a == "--live") live = true;
             else if (a == "--no-pace") pace = false;
             else if (a == "--realtime") realtime = true;
             else if (a == "--allow-remote") allow_remote = true;
             else if (a == "--verbose") verbose = true;
-            else if (a == "--max-conns") {
-                const std::string v = value();
-                char *end = nullptr;
-                const unsigned long n = std::strtoul(v.c_str(), &end, 10);
-                if (v.empty() || *end || n == 0 || n > 4096)
-                    throw UsageError("--max-conns: 1..4096, not '" + v + "'");
-                max_conns = static_cast<unsigned>(n);
-            } else if (a == "-h" || a == "--help") {
+            else if (a == "--max-conns") max_conns = static_cast<unsigned>(args.integer(1, 4096));
+            else if (a == "-h" || a == "--help") {
                 std::fputs(kUsage, stdout);
                 return 0;
             } else

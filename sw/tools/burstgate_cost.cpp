@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "args.hpp"
 #include "burstgate/cost_table.h"
 #include "burstgate/lfsr.h"
 #include "burstgate/model/cost.hpp"
@@ -66,50 +67,28 @@ struct Dim {
     double capacity;
 };
 
-uint64_t parse_count(const std::string &flag, const std::string &text, uint64_t min, uint64_t max)
-{
-    char *end = nullptr;
-    errno = 0;
-    const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-    if (text.empty() || text[0] == '-' || *end != '\0' || errno == ERANGE || v < min || v > max)
-        throw InputError(flag + ": expected an integer in " + std::to_string(min) + ".." + std::to_string(max) +
-                         ", got '" + text + "'");
-    return v;
-}
-
 Options parse_args(int argc, char **argv, bool &help)
 {
     Options opt;
-    for (int i = 1; i < argc; i++) {
-        std::string flag = argv[i], value;
-        const bool has_inline = flag.rfind("--", 0) == 0 && flag.find('=') != std::string::npos;
-        if (has_inline) {
-            value = flag.substr(flag.find('=') + 1);
-            flag = flag.substr(0, flag.find('='));
-        }
-        auto take = [&]() -> std::string {
-            if (has_inline)
-                return value;
-            if (i + 1 >= argc)
-                throw InputError(flag + ": needs a value");
-            return argv[++i];
-        };
+    bg::cli::ArgReader args(argc, argv);
+    while (args.next()) {
+        const std::string &flag = args.flag();
         if (flag == "--help" || flag == "-h") {
             help = true;
         } else if (flag == "--vop") {
             opt.vop = true;
         } else if (flag == "--mix") {
-            opt.mix_file = take();
+            opt.mix_file = args.value();
         } else if (flag == "--random") {
-            opt.random = parse_count(flag, take(), 1, 1'000'000'000'000ull);
+            opt.random = args.integer(1, 1'000'000'000'000ull);
         } else if (flag == "--seed") {
-            opt.seed = static_cast<uint32_t>(parse_count(flag, take(), 0, UINT32_MAX));
+            opt.seed = static_cast<uint32_t>(args.integer(0, UINT32_MAX));
         } else if (flag == "--header") {
-            opt.header = static_cast<uint32_t>(parse_count(flag, take(), 0, UINT32_MAX));
-        } else if (flag.rfind("-", 0) == 0) {
-            throw InputError(flag + ": unknown option (see --help)");
+            opt.header = static_cast<uint32_t>(args.integer(0, UINT32_MAX));
+        } else if (args.is_option()) {
+            throw bg::cli::UsageError(flag + ": unknown option (see --help)");
         } else {
-            throw InputError(flag + ": unexpected argument (see --help)");
+            throw bg::cli::UsageError(flag + ": unexpected argument (see --help)");
         }
     }
     return opt;
@@ -316,6 +295,9 @@ int main(int argc, char **argv)
         }
         return run(opt);
     } catch (const InputError &e) {
+        std::fprintf(stderr, "burstgate-cost: %s\n", e.what());
+        return 2;
+    } catch (const bg::cli::UsageError &e) {
         std::fprintf(stderr, "burstgate-cost: %s\n", e.what());
         return 2;
     } catch (const std::exception &e) {

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "args.hpp"
 #include "burstgate/sim/simulator.hpp"
 #include "burstgate/trace/trace.hpp"
 
@@ -38,9 +39,7 @@ const char kUsage[] =
     "    device or its --device-map name; replay one with\n"
     "    fio --name=t --read_iolog=DIR/NAME.iolog --replay_redirect=/dev/YOURDEV\n";
 
-struct UsageError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
+using bg::cli::UsageError;
 
 struct Args {
     std::string cmd, trace, format, tenants, engine = "model", out, out_dir, device_map;
@@ -67,50 +66,39 @@ Args parse_args(int argc, char **argv)
     a.cmd = argv[1];
     if (a.cmd != "replay" && a.cmd != "trace2iolog")
         throw UsageError(a.cmd + ": unknown command (replay or trace2iolog; see --help)");
-    for (int i = 2; i < argc; i++) {
-        std::string flag = argv[i], value;
-        const bool inline_value = flag.rfind("--", 0) == 0 && flag.find('=') != std::string::npos;
-        if (inline_value) {
-            value = flag.substr(flag.find('=') + 1);
-            flag = flag.substr(0, flag.find('='));
-        }
-        auto take = [&]() -> std::string {
-            if (inline_value)
-                return value;
-            if (i + 1 >= argc)
-                throw UsageError(flag + ": needs a value");
-            return argv[++i];
-        };
-        const bool replay = a.cmd == "replay";
+    const bool replay = a.cmd == "replay";
+    bg::cli::ArgReader args(argc, argv, 2);
+    while (args.next()) {
+        const std::string &flag = args.flag();
         if (flag == "--trace") {
-            a.trace = take();
+            a.trace = args.value();
         } else if (flag == "--format") {
-            a.format = take();
+            a.format = args.value();
             try {
                 bg::trace::parse_format(a.format);
             } catch (const std::invalid_argument &e) {
                 throw UsageError(std::string("--format: ") + e.what());
             }
         } else if (replay && flag == "--tenants") {
-            a.tenants = take();
+            a.tenants = args.value();
         } else if (replay && flag == "--engine") {
-            a.engine = take();
+            a.engine = args.value();
         } else if (replay && flag == "--scheduler") {
             try {
-                a.scheduler = bg::sim::parse_scheduler(take());
+                a.scheduler = bg::sim::parse_scheduler(args.value());
             } catch (const std::invalid_argument &e) {
                 throw UsageError(std::string("--scheduler: ") + e.what());
             }
         } else if (replay && flag == "--out") {
-            a.out = take();
+            a.out = args.value();
         } else if (replay && flag == "--duration-ms") {
-            a.duration_ns = parse_ms(take());
+            a.duration_ns = parse_ms(args.value());
         } else if (replay && (flag == "--quiet" || flag == "-q")) {
             a.quiet = true;
         } else if (!replay && flag == "--out-dir") {
-            a.out_dir = take();
+            a.out_dir = args.value();
         } else if (!replay && flag == "--device-map") {
-            a.device_map = take();
+            a.device_map = args.value();
         } else if (!replay && flag == "--only-mapped") {
             a.only_mapped = true;
         } else {

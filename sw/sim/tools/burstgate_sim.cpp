@@ -11,6 +11,7 @@
 #include <iostream>
 #include <string>
 
+#include "args.hpp"
 #include "burstgate/sim/simulator.hpp"
 
 namespace {
@@ -23,9 +24,7 @@ const char kUsage[] =
     "  --seed override the file. --csv writes a per-window time series per tenant. Progress\n"
     "  goes to stderr when it is a terminal, unless --quiet.\n";
 
-struct UsageError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
+using bg::cli::UsageError;
 
 }  // namespace
 
@@ -35,47 +34,29 @@ int main(int argc, char **argv)
     bg::sim::SimOptions opt;
     bool quiet = false;
     try {
-        for (int i = 1; i < argc; i++) {
-            std::string flag = argv[i], value;
-            const bool inline_value = flag.rfind("--", 0) == 0 && flag.find('=') != std::string::npos;
-            if (inline_value) {
-                value = flag.substr(flag.find('=') + 1);
-                flag = flag.substr(0, flag.find('='));
-            }
-            auto take = [&]() -> std::string {
-                if (inline_value)
-                    return value;
-                if (i + 1 >= argc)
-                    throw UsageError(flag + ": needs a value");
-                return argv[++i];
-            };
+        bg::cli::ArgReader args(argc, argv);
+        while (args.next()) {
+            const std::string &flag = args.flag();
             if (flag == "-h" || flag == "--help") {
                 std::fputs(kUsage, stdout);
                 return 0;
             } else if (flag == "--engine") {
-                opt.engine = take();
+                opt.engine = args.value();
             } else if (flag == "--scheduler") {
-                const std::string s = take();
                 try {
-                    opt.scheduler = bg::sim::parse_scheduler(s);
+                    opt.scheduler = bg::sim::parse_scheduler(args.value());
                 } catch (const std::invalid_argument &e) {
                     throw UsageError(std::string("--scheduler: ") + e.what());
                 }
             } else if (flag == "--out") {
-                out = take();
+                out = args.value();
             } else if (flag == "--csv") {
-                csv = take();
+                csv = args.value();
             } else if (flag == "--seed") {
-                const std::string s = take();
-                char *end = nullptr;
-                errno = 0;
-                const unsigned long long v = std::strtoull(s.c_str(), &end, 10);
-                if (s.empty() || s[0] == '-' || *end || errno == ERANGE || v > UINT32_MAX)
-                    throw UsageError("--seed: expected an integer in 0..4294967295, got '" + s + "'");
-                opt.seed = v;
+                opt.seed = args.integer(0, UINT32_MAX);
             } else if (flag == "--quiet" || flag == "-q") {
                 quiet = true;
-            } else if (flag.rfind("-", 0) == 0) {
+            } else if (args.is_option()) {
                 throw UsageError(flag + ": unknown option (see --help)");
             } else if (scenario.empty()) {
                 scenario = flag;
