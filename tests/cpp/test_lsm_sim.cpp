@@ -110,7 +110,16 @@ TEST(LsmSim, BadKeysNameFileLineAndPath)
 {
     EXPECT_EQ(error_of(scenario("  tenant: db\n  workload: {kind: ycsb-a, bogus: 1}\n")),
               "s.yaml:13: lsm.workload.bogus: unknown key (expected one of: kind, read_ratio, intensity, amplitude, "
-              "period_ms, threads, file, time_scale)");
+              "period_ms, threads, file, time_scale, key_ranges, key_dist_a, key_dist_b)");
+    // Mixgraph's key model: both power parameters or neither, mixgraph only, no more ranges than keys.
+    EXPECT_EQ(error_of(scenario("  tenant: db\n  workload: {kind: mixgraph, key_dist_a: 0.002312}\n")),
+              "s.yaml:13: lsm.workload.key_dist_a: key_dist_a and key_dist_b: both 0 (uniform inside a range) or both > 0");
+    EXPECT_EQ(error_of(scenario("  tenant: db\n  workload: {kind: mixgraph, key_dist_a: 0.5, key_dist_b: -1}\n")),
+              "s.yaml:13: lsm.workload.key_dist_b: must not be negative (got -1)");
+    EXPECT_EQ(error_of(scenario("  tenant: db\n  workload: {kind: ycsb-c, key_ranges: 10}\n")),
+              "s.yaml:13: lsm.workload.key_ranges: only for kind: mixgraph");
+    EXPECT_EQ(error_of(scenario("  tenant: db\n  tree: {keys: 1000}\n  workload: {kind: mixgraph, key_ranges: 2000}\n")),
+              "s.yaml:14: lsm.workload.key_ranges: more ranges than lsm.tree.keys");
     EXPECT_EQ(error_of(scenario("  tenant: nobody\n")), "s.yaml:12: lsm.tenant: no tenant is named 'nobody'");
     EXPECT_EQ(error_of(scenario("  tenant: db\n  store: leveldb\n")),
               "s.yaml:13: lsm.store: unknown value 'leveldb' (expected calcspar | rocksdb | nocache)");

@@ -13,6 +13,7 @@ __extension__ typedef unsigned __int128 u128;
 constexpr std::uint64_t kPagesPerEbsBlock = kEbsBlockBytes / kPageBytes;
 constexpr std::uint64_t kWalBase = std::uint64_t{1} << 50;  // WAL lives far from the SSTs
 constexpr std::uint64_t kMeta = std::uint64_t{1} << 62;     // plan entry is a filter/index page
+constexpr std::uint64_t kRunStart = std::uint64_t{1} << 61; // first data page of a scan in one file
 
 bool test_bit(const std::vector<std::uint64_t>& bits, std::uint64_t k)
 {
@@ -46,6 +47,24 @@ struct LsmStore::Job {
     std::size_t ri = 0, wi = 0;
     std::uint64_t lo = 0, hi = 0;
 };
+
+// The block reads of one operation, in order. A scan's data pages come in runs, one per file
+// it crosses; `run_left[i]` is how many pages of its run start at i (0 for single reads), and
+// the readahead state is per run, as RocksDB keeps it per table iterator.
+struct LsmStore::ReadPlan {
+    std::vector<std::uint64_t> pages;  // kMeta-tagged
+    std::vector<std::uint32_t> run_left;
+    std::uint32_t file_reads = 0;            // volume reads in the current run
+    std::uint32_t readahead = 0;             // next readahead, pages
+    std::uint64_t buf_lo = 0, buf_hi = 0;    // pages [buf_lo, buf_hi) are in the readahead buffer
+    // pages[i] & kRunStart: a run starts there (a new table iterator, fresh readahead state)
+};
+
+namespace {
+constexpr std::uint32_t kReadaheadStartReads = 2;          // RocksDB: kMinNumFileReadsToStartAutoReadahead
+constexpr std::uint32_t kReadaheadInitialPages = 8192 / kPageBytes;      // 8 KiB initial_auto_readahead_size
+constexpr std::uint32_t kReadaheadMaxPages = kEbsBlockBytes / kPageBytes;  // 256 KiB max_auto_readahead_size
+}  // namespace
 
 LsmStore::LsmStore(EventLoop& loop, Volume& io, Cache& cache, const LsmConfig& cfg)
     : loop_(loop), io_(io), cache_(cache), cfg_(cfg)
@@ -229,41 +248,62 @@ int LsmStore::level_of(std::uint64_t key) const
     return -2;
 }
 
-void LsmStore::read_pages(std::shared_ptr<std::vector<std::uint64_t>> pages, std::size_t i, Done done)
+void LsmStore::read_pages(std::shared_ptr<ReadPlan> plan, std::size_t i, Done done)
 {
-    if (i == pages->size()) {
+    if (i == plan->pages.size()) {
         done();
         return;
     }
-    const bool meta = (*pages)[i] & kMeta;
-    const std::uint64_t page = (*pages)[i] & ~kMeta;
+    const bool meta = plan->pages[i] & kMeta;
+    const std::uint64_t page = plan->pages[i] & ~(kMeta | kRunStart);
+    const std::uint32_t run_left = plan->run_left.empty() ? 0 : plan->run_left[i];
+    if (plan->pages[i] & kRunStart) {
+        plan->file_reads = 0;  // a new file: a new table iterator
+        plan->readahead = kReadaheadInitialPages;
+        plan->buf_lo = plan->buf_hi = 0;
+    }
     ++stats_.block_reads;
     if (!meta) ++stats_.data_reads;
+    auto next = [this, plan, i, done = std::move(done)]() mutable {
+        read_pages(plan, i + 1, std::move(done));
+    };
     if (cache_.lookup(page)) {
-        loop_.after(cfg_.cpu_block, [this, pages, i, done = std::move(done)]() mutable {
-            read_pages(pages, i + 1, std::move(done));
-        });
+        loop_.after(cfg_.cpu_block, std::move(next));
         return;
     }
     ++stats_.read_ios;
     if (!meta) ++stats_.data_read_ios;
+    if (run_left > 0 && page >= plan->buf_lo && page < plan->buf_hi) {
+        ++stats_.readahead_pages;
+        cache_.fill(page);
+        loop_.after(cfg_.cpu_block, std::move(next));
+        return;
+    }
+    std::uint32_t n = 1;
+    if (run_left > 0 && ++plan->file_reads > kReadaheadStartReads) {
+        n = std::min(plan->readahead, run_left);
+        plan->readahead = std::min(2 * plan->readahead, kReadaheadMaxPages);
+    }
     IoRequest io;
     io.offset = page * kPageBytes;
-    io.bytes = kPageBytes;
+    io.bytes = n * kPageBytes;
     io.op = IoOp::read;
     io.source = IoSource::user;
-    io_.submit(io, [this, pages, i, page, done = std::move(done)]() mutable {
+    io_.submit(io, [this, plan, page, n, next = std::move(next)]() mutable {
+        plan->buf_lo = page + 1;
+        plan->buf_hi = page + n;
         cache_.fill(page);
-        read_pages(pages, i + 1, std::move(done));
+        next();
     });
 }
 
 void LsmStore::get(std::uint64_t key, Done done)
 {
     ++stats_.gets;
-    auto pages = std::make_shared<std::vector<std::uint64_t>>(tagged_plan(key));
-    loop_.after(cfg_.cpu_get, [this, pages, done = std::move(done)]() mutable {
-        read_pages(pages, 0, std::move(done));
+    auto plan = std::make_shared<ReadPlan>();
+    plan->pages = tagged_plan(key);
+    loop_.after(cfg_.cpu_get, [this, plan, done = std::move(done)]() mutable {
+        read_pages(plan, 0, std::move(done));
     });
 }
 
@@ -277,18 +317,21 @@ std::vector<std::shared_ptr<LsmStore::File>> LsmStore::overlapping(int level, st
     return out;
 }
 
-void LsmStore::scan(std::uint64_t key, std::uint32_t n, Done done)
+std::shared_ptr<LsmStore::ReadPlan> LsmStore::scan_read_plan(std::uint64_t key, std::uint32_t n) const
 {
-    ++stats_.scans;
-    auto pages = std::make_shared<std::vector<std::uint64_t>>();
+    auto plan = std::make_shared<ReadPlan>();
     const std::uint64_t end = std::min(capacity_, key + std::max<std::uint32_t>(n, 1));
     auto add_range = [&](const File& f) {
         const std::uint64_t first = data_page(f, std::max(key, f.lo));
         const std::uint64_t last = data_page(f, std::min(end, f.hi) - 1);
         if (!cfg_.meta_in_memory) {
-            pages->push_back(kMeta | (f.first_page + f.data_pages + f.parts + (first - f.first_page) / cfg_.partition_blocks));
+            plan->pages.push_back(kMeta | (f.first_page + f.data_pages + f.parts + (first - f.first_page) / cfg_.partition_blocks));
+            plan->run_left.push_back(0);
         }
-        for (std::uint64_t p = first; p <= last; ++p) pages->push_back(p);
+        for (std::uint64_t p = first; p <= last; ++p) {
+            plan->pages.push_back(p == first ? p | kRunStart : p);
+            plan->run_left.push_back(static_cast<std::uint32_t>(last - p + 1));
+        }
     };
     for (const auto& f : l0_) {
         if (f->lo < end && key < f->hi) add_range(*f);
@@ -296,8 +339,22 @@ void LsmStore::scan(std::uint64_t key, std::uint32_t n, Done done)
     for (int l = 1; l <= cfg_.max_level; ++l) {
         for (const auto& f : overlapping(l, key, end)) add_range(*f);
     }
-    loop_.after(cfg_.cpu_get, [this, pages, done = std::move(done)]() mutable {
-        read_pages(pages, 0, std::move(done));
+    return plan;
+}
+
+std::vector<std::uint64_t> LsmStore::scan_plan(std::uint64_t key, std::uint32_t n) const
+{
+    auto pages = scan_read_plan(key, n)->pages;
+    for (auto& p : pages) p &= ~(kMeta | kRunStart);
+    return pages;
+}
+
+void LsmStore::scan(std::uint64_t key, std::uint32_t n, Done done)
+{
+    ++stats_.scans;
+    auto plan = scan_read_plan(key, n);
+    loop_.after(cfg_.cpu_get, [this, plan, done = std::move(done)]() mutable {
+        read_pages(plan, 0, std::move(done));
     });
 }
 

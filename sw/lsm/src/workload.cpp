@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <random>
 #include <stdexcept>
 
 namespace bg::lsm {
@@ -69,19 +70,15 @@ Workload::Workload(const WorkloadSpec& spec, std::uint64_t keys)
         else if (spec.read_ratio <= 1) { read_ = spec.read_ratio; update_ = 1 - spec.read_ratio; }
         else throw std::invalid_argument("workload.read_ratio in [0, 1]");
         if (spec.key_ranges == 0 || spec.key_ranges > keys) throw std::invalid_argument("workload.key_ranges in 1..keys");
-        if (spec.skew < 1) throw std::invalid_argument("workload.skew must be >= 1");
-        double total = 0;
-        for (std::uint32_t i = 0; i < spec.key_ranges; ++i) {
-            const double x = i;
-            total += 14.18 * std::exp(-2.917 * x) + 0.0164 * std::exp(-0.08082 * x);
-            range_cdf_.push_back(total);
+        const bool a0 = spec.key_dist_a == 0, b0 = spec.key_dist_b == 0;
+        if (a0 != b0 || spec.key_dist_a < 0 || spec.key_dist_a > 1 || spec.key_dist_b < 0 ||
+            !std::isfinite(spec.key_dist_b)) {
+            throw std::invalid_argument(
+                "workload.key_dist_a/key_dist_b: both 0 (uniform inside a range) or a in (0, 1] and b > 0");
         }
-        for (auto& c : range_cdf_) c /= total;
-        // Fixed shuffle of range positions (seeded by the key count: same for every run).
-        range_slot_.resize(spec.key_ranges);
-        for (std::uint32_t i = 0; i < spec.key_ranges; ++i) range_slot_[i] = i;
-        Rng shuffle(keys * 0x9e3779b97f4a7c15ull + spec.key_ranges);
-        for (std::uint32_t i = spec.key_ranges - 1; i > 0; --i) std::swap(range_slot_[i], range_slot_[shuffle.below(i + 1)]);
+        std::uint64_t end = 0;
+        for (const KeyRange& r : mixgraph_key_ranges(spec.key_ranges)) range_end_.push_back(end += r.access);
+        range_size_ = keys / spec.key_ranges;
     } else {
         throw std::invalid_argument("unknown workload '" + k +
                                     "' (ycsb-a..ycsb-f, ycsb-uniform, mixgraph, random-read)");
@@ -102,12 +99,53 @@ std::uint64_t Workload::pick_zipf(Rng& rng) const
 
 std::uint64_t Workload::pick_mixgraph(Rng& rng) const
 {
-    const double u = rng.uniform();
-    const auto r = static_cast<std::size_t>(std::upper_bound(range_cdf_.begin(), range_cdf_.end(), u) - range_cdf_.begin());
-    const std::size_t range = std::min(r, range_cdf_.size() - 1);
-    const std::uint64_t size = keys_ / spec_.key_ranges;
-    const std::uint64_t off = static_cast<std::uint64_t>(static_cast<double>(size) * std::pow(rng.uniform(), spec_.skew));
-    return std::min(keys_ - 1, range_slot_[range] * size + std::min(off, size - 1));
+    // db_bench draws one ini_rand for both choices (range = ini_rand mod the access total,
+    // offset from ini_rand mod the range size); two independent draws give the same marginals.
+    const std::uint64_t r = rng.below(range_end_.back());
+    const auto pos = static_cast<std::uint64_t>(std::upper_bound(range_end_.begin(), range_end_.end(), r) - range_end_.begin());
+    std::uint64_t off = rng.below(range_size_);
+    if (spec_.key_dist_a > 0) {
+        const double u = static_cast<double>(off) / static_cast<double>(range_size_);
+        const double seed = std::ceil(std::pow(u / spec_.key_dist_a, 1.0 / spec_.key_dist_b));
+        std::mt19937_64 scatter(static_cast<std::uint64_t>(std::min(seed, 1.8e19)));
+        off = scatter() % range_size_;
+    }
+    return pos * range_size_ + off;
+}
+
+std::uint32_t mixgraph_scan_len(double u)
+{
+    // db_bench's Seek: Next() ParetoCdfInversion(u, iter_theta = 0, iter_k = 2.517,
+    // iter_sigma = 14.236) times, modulo mix_max_scan_len = 10000 (median 27, mean ~570).
+    constexpr double k = 2.517, sigma = 14.236;
+    constexpr std::uint64_t max_len = 10000;
+    const double x = std::ceil(sigma * (std::pow(std::max(u, 1e-300), -k) - 1) / k);
+    const auto n = x >= 1.8e19 ? 0 : static_cast<std::uint64_t>(x) % max_len;
+    return static_cast<std::uint32_t>(std::max<std::uint64_t>(n, 1));  // Seek reads the first entry
+}
+
+std::vector<KeyRange> mixgraph_key_ranges(std::uint32_t n)
+{
+    // db_bench InitiateExpDistribution: pfx from n down to 1, the coldest first, so amplify
+    // comes from the smallest non-zero probability and every such range gets >= 1 access.
+    constexpr double a = 14.18, b = -2.917, c = 0.0164, d = -0.08082;
+    std::vector<KeyRange> set;
+    std::uint64_t amplify = 0, total = 0;
+    for (std::uint32_t pfx = n; pfx >= 1; --pfx) {
+        double p = a * std::exp(b * pfx) + c * std::exp(d * pfx);
+        if (p < 1e-16) p = 0;
+        if (amplify == 0 && p > 0) amplify = static_cast<std::uint64_t>(std::floor(1 / p)) + 1;
+        KeyRange r;
+        r.pfx = pfx;
+        r.access = p > 0 ? static_cast<std::uint64_t>(std::floor(static_cast<double>(amplify) * p)) : 0;
+        total += r.access;
+        set.push_back(r);
+    }
+    // The fixed shuffle (db_bench's Random64 is mt19937_64), so the hot range's position
+    // depends only on the distribution parameters.
+    std::mt19937_64 loca(total);
+    for (std::uint32_t i = 0; i < n; ++i) std::swap(set[i], set[loca() % n]);
+    return set;
 }
 
 Op Workload::next(Rng& rng, std::uint64_t latest_key)
@@ -125,7 +163,7 @@ Op Workload::next(Rng& rng, std::uint64_t latest_key)
         const std::uint64_t back = zipf_.next(rng);
         op.key = latest_key > back ? latest_key - back : 0;
     } else op.key = pick_zipf(rng);
-    if (op.type == OpType::scan) op.scan_len = mixgraph_ ? 10 : static_cast<std::uint32_t>(1 + rng.below(100));
+    if (op.type == OpType::scan) op.scan_len = mixgraph_ ? mixgraph_scan_len(1.0 - rng.uniform()) : static_cast<std::uint32_t>(1 + rng.below(100));
     return op;
 }
 

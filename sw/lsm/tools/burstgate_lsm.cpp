@@ -12,6 +12,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -51,11 +52,14 @@ options:
   --iops N            paid IOPS (default 1000 for io1/io2, 3000 for gp3)
   --size-gb N         volume size, sets gp2's IOPS (default 100)
   --threads N         user threads (default 10)
-  --intensity X       mean offered ops/s as a multiple of paid IOPS (default 1.0 for fig7 and
-                      fig16, 30 for fig19, 1.5 for the others and run; docs/results.md says why)
+  --intensity X       mean offered ops/s as a multiple of paid IOPS (default 1.0, the paper's
+                      "mean load = paid IOPS"; 10 for fig19, whose writes must load the volume)
   --amplitude X       mixgraph/random-read sine amplitude / mean (default 0.5)
   --period S          sine period in seconds (default 60)
-  --skew X            mixgraph in-range clustering exponent, 1 = uniform (default 2)
+  --key-ranges N      mixgraph key ranges (db_bench keyrange_num, default 30)
+  --key-dist-a X      mixgraph key hotness inside a range, db_bench key_dist_a/key_dist_b:
+  --key-dist-b X        both 0 = uniform (prefix_dist, default); both > 0 = power model
+                        (all_dist uses 0.002312 / 0.3467)
   --token-slices N    Calcspar stabilizer releases A/N tokens every 1/N s (default 1 = the
                       paper's per-second refresh; N > 1 is our extension, docs/lsm.md)
   --json PATH         write the reports as JSON
@@ -87,12 +91,13 @@ struct Options {
     std::string volume = "io2";
     std::uint32_t iops = 0, size_gb = 100;
     std::uint32_t threads = 10, slices = 1;
-    double intensity = -1;  // per-command default: 1.0 for fig7/fig16, 30 for fig19, 1.5 otherwise
+    double intensity = -1;  // per-command default: 10 for fig19, 1.0 (the paper's mean = paid) otherwise
     std::string json, trace;
     double time_scale = 1.0;
     bool quiet = false;
     std::string store = "calcspar", cache = "fa", allocator = "twa", workload = "mixgraph";
-    double cache_share = 0.02, read_ratio = -1, amplitude = 0.5, period = 60, skew = 2.0;
+    double cache_share = 0.02, read_ratio = -1, amplitude = 0.5, period = 60, key_dist_a = 0, key_dist_b = 0;
+    std::uint32_t key_ranges = 30;
 };
 
 double parse_num(const std::string& flag, const std::string& v, double lo, double hi)
@@ -165,15 +170,21 @@ Options parse(int argc, char** argv)
         else if (f == "--read-ratio") o.read_ratio = parse_num(f, v, 0, 1);
         else if (f == "--amplitude") o.amplitude = parse_num(f, v, 0, 1);
         else if (f == "--period") o.period = parse_num(f, v, 0.001, 36000);
-        else if (f == "--skew") o.skew = parse_num(f, v, 1, 100);
+        else if (f == "--key-ranges") o.key_ranges = static_cast<std::uint32_t>(parse_int(f, v, 1, 1e6));
+        else if (f == "--key-dist-a") o.key_dist_a = parse_num(f, v, 0, 1);
+        else if (f == "--key-dist-b") o.key_dist_b = parse_num(f, v, 0, 100);
         else if (f == "--time-scale") o.time_scale = parse_num(f, v, 0, 1e6);
         else if (f == "--token-slices") o.slices = static_cast<std::uint32_t>(parse_int(f, v, 1, 1000));
         else fail("unknown option '" + f + "'");
     }
     if (o.warmup >= o.duration) fail("--warmup must be less than --duration");
+    if ((o.key_dist_a == 0) != (o.key_dist_b == 0)) {
+        fail("--key-dist-a / --key-dist-b: both 0 (uniform inside a range) or both > 0");
+    }
+    if (o.key_ranges > o.keys) fail("--key-ranges: more ranges than --keys");
     if (o.intensity < 0) {
         // fig19 needs the write volume of "enough flush and compaction operations" (§5.3).
-        o.intensity = o.command == "fig7" || o.command == "fig16" ? 1.0 : o.command == "fig19" ? 30.0 : 1.5;
+        o.intensity = o.command == "fig19" ? 10.0 : 1.0;
     }
     return o;
 }
@@ -267,7 +278,9 @@ public:
         s.seed = o_.seed;
         s.workload.amplitude = o_.amplitude;
         s.workload.period = static_cast<Time>(o_.period * 1e9);
-        s.workload.skew = o_.skew;
+        s.workload.key_ranges = o_.key_ranges;
+        s.workload.key_dist_a = o_.key_dist_a;
+        s.workload.key_dist_b = o_.key_dist_b;
         s.token_slices = o_.slices;
         return s;
     }
@@ -484,20 +497,20 @@ int cmd_fig19(const Options& o, Runner& r)
     return 0;
 }
 
-// Why Fig. 20 does not separate the policies: the user block-read stream of the Gets on the
-// initial tree (filter, index and data pages, as get_plan gives them; 400 k Gets), against a
-// cache of the run's size. LRU is what P does; the static optimum keeps the most-read pages
-// (an upper bound for any policy without future knowledge of this stream, since it is fitted
-// to it); the 256 KiB optimum keeps the most-read whole EBS blocks, what a prefetcher that
-// loads whole blocks can at best hold. When LRU is already near the page optimum no policy
-// has room to beat it; when the block optimum is below LRU, whole-block prefetch displaces
-// better pages than it brings.
+// Room above LRU: the user block-read stream of 400 k operations on the initial tree (the
+// filter, index and data pages of each Get as get_plan gives them, the blocks of each Seek as
+// scan_plan does; Puts read nothing), against caches of the given sizes. LRU is what P does;
+// the static optimum keeps the most-read pages (an upper bound for any policy without future
+// knowledge of this stream, since it is fitted to it); the 256 KiB optimum keeps the most-read
+// whole EBS blocks, what a prefetcher that loads whole blocks can at best hold. When LRU is
+// already near the page optimum no policy has room to beat it; when the block optimum is
+// below LRU, whole-block prefetch displaces better pages than it brings.
 struct Headroom {
-    double lru = 0, page_opt = 0, block_opt = 0;
+    double share = 0, lru = 0, page_opt = 0, block_opt = 0;
     std::uint64_t reads = 0, pages = 0;
 };
 
-Headroom headroom(const RunSpec& spec)
+std::vector<Headroom> headroom(const RunSpec& spec, const std::vector<double>& shares)
 {
     EventLoop loop;
     CloudVolume volume(loop, spec.volume, 1);
@@ -508,22 +521,29 @@ Headroom headroom(const RunSpec& spec)
     Workload wl(spec.workload, cfg.keys);
     Rng rng(spec.seed ^ 0x4ead);
     const std::uint64_t data_bytes = cfg.keys * (cfg.key_bytes + cfg.value_bytes);
-    const auto cap = static_cast<std::uint64_t>(spec.cache_share * static_cast<double>(data_bytes) / kPageBytes);
-    LruBlockCache lru(cap);
+    std::vector<std::uint64_t> caps;
+    std::vector<std::unique_ptr<LruBlockCache>> lrus;
+    for (double sh : shares) {
+        caps.push_back(static_cast<std::uint64_t>(sh * static_cast<double>(data_bytes) / kPageBytes));
+        lrus.push_back(std::make_unique<LruBlockCache>(caps.back()));
+    }
+    std::vector<std::uint64_t> hits(shares.size(), 0);
     std::unordered_map<std::uint64_t, std::uint64_t> freq;
-    Headroom h;
-    std::uint64_t hits = 0;
+    std::uint64_t reads = 0;
     for (int i = 0; i < 400000; ++i) {
         const Op op = wl.next(rng, store.latest_key());
-        if (op.type != OpType::read && op.type != OpType::rmw) continue;
-        for (std::uint64_t p : store.get_plan(op.key)) {
-            ++h.reads;
+        std::vector<std::uint64_t> plan;
+        if (op.type == OpType::read || op.type == OpType::rmw) plan = store.get_plan(op.key);
+        else if (op.type == OpType::scan) plan = store.scan_plan(op.key, op.scan_len);
+        for (std::uint64_t p : plan) {
+            ++reads;
             ++freq[p];
-            if (lru.lookup(p)) ++hits;
-            else lru.fill(p);
+            for (std::size_t c = 0; c < lrus.size(); ++c) {
+                if (lrus[c]->lookup(p)) ++hits[c];
+                else lrus[c]->fill(p);
+            }
         }
     }
-    h.lru = h.reads ? static_cast<double>(hits) / static_cast<double>(h.reads) : 0;
     std::vector<std::uint64_t> f;
     std::unordered_map<std::uint64_t, std::uint64_t> per_block;
     for (const auto& [p, n] : freq) {
@@ -531,18 +551,27 @@ Headroom headroom(const RunSpec& spec)
         per_block[p * kPageBytes / kEbsBlockBytes] += n;
     }
     std::sort(f.rbegin(), f.rend());
-    std::uint64_t top = 0;
-    for (std::size_t i = 0; i < f.size() && i < cap; ++i) top += f[i];
-    h.page_opt = h.reads ? static_cast<double>(top) / static_cast<double>(h.reads) : 0;
     std::vector<std::uint64_t> b;
     for (const auto& [blk, n] : per_block) b.push_back(n);
     std::sort(b.rbegin(), b.rend());
-    top = 0;
-    const std::uint64_t blocks = cap / (kEbsBlockBytes / kPageBytes);
-    for (std::size_t i = 0; i < b.size() && i < blocks; ++i) top += b[i];
-    h.block_opt = h.reads ? static_cast<double>(top) / static_cast<double>(h.reads) : 0;
-    h.pages = freq.size();
-    return h;
+    const auto ratio = [&](std::uint64_t x) { return reads ? static_cast<double>(x) / static_cast<double>(reads) : 0.0; };
+    std::vector<Headroom> out;
+    for (std::size_t c = 0; c < shares.size(); ++c) {
+        Headroom h;
+        h.share = shares[c];
+        h.reads = reads;
+        h.pages = freq.size();
+        h.lru = ratio(hits[c]);
+        std::uint64_t top = 0;
+        for (std::size_t i = 0; i < f.size() && i < caps[c]; ++i) top += f[i];
+        h.page_opt = ratio(top);
+        top = 0;
+        const std::uint64_t blocks = caps[c] / (kEbsBlockBytes / kPageBytes);
+        for (std::size_t i = 0; i < b.size() && i < blocks; ++i) top += b[i];
+        h.block_opt = ratio(top);
+        out.push_back(h);
+    }
+    return out;
 }
 
 int cmd_fig20(const Options& o, Runner& r)
@@ -564,14 +593,18 @@ int cmd_fig20(const Options& o, Runner& r)
         }
         row("%-10s %8.3f %8.3f %8.3f   %24.3f %8.3f %8.3f\n", wl.c_str(), h[0], h[1], h[2], d[0], d[1], d[2]);
     }
-    row("\nHeadroom: 400 k Gets' block reads on the initial tree, cache of the same size (see headroom())\n");
-    row("%-10s %10s %12s %10s %12s %14s\n", "workload", "reads", "pages read", "LRU", "page optimum", "256K optimum");
+    row("\nHeadroom: the block reads of 400 k operations on the initial tree against caches of each size (headroom())\n");
+    row("%-10s %7s %10s %12s %10s %12s %14s\n", "workload", "cache", "reads", "pages read", "LRU", "page optimum",
+        "256K optimum");
     for (const std::string wl : {"ycsb-b", "mixgraph"}) {
         RunSpec s = r.base();
         s.workload.kind = wl;
-        const Headroom h = headroom(s);
-        row("%-10s %10llu %12llu %10.3f %12.3f %14.3f\n", wl.c_str(), (unsigned long long)h.reads,
-            (unsigned long long)h.pages, h.lru, h.page_opt, h.block_opt);
+        const std::vector<double> shares =
+            wl == "mixgraph" ? std::vector<double>{0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2} : std::vector<double>{0.02};
+        for (const Headroom& h : headroom(s, shares)) {
+            row("%-10s %6.1f%% %10llu %12llu %10.3f %12.3f %14.3f\n", wl.c_str(), 100 * h.share,
+                (unsigned long long)h.reads, (unsigned long long)h.pages, h.lru, h.page_opt, h.block_opt);
+        }
     }
     r.write_json();
     return 0;

@@ -51,13 +51,14 @@ void load_tree(const Fields &F, const YAML::Node &n, const std::string &P, bg::l
 void load_workload(const Fields &F, const YAML::Node &n, const std::string &P, const std::string &file, LsmSection &L)
 {
     bg::lsm::RunSpec &r = L.spec;
-    F.check_keys(n, P, {"kind", "read_ratio", "intensity", "amplitude", "period_ms", "threads", "file", "time_scale"});
+    F.check_keys(n, P, {"kind", "read_ratio", "intensity", "amplitude", "period_ms", "threads", "file", "time_scale",
+                        "key_ranges", "key_dist_a", "key_dist_b"});
     if (n["kind"])
         r.workload.kind = F.choice(n["kind"], P + ".kind",
                                    {"ycsb-a", "ycsb-b", "ycsb-c", "ycsb-d", "ycsb-e", "ycsb-f", "ycsb-uniform", "mixgraph",
                                     "random-read", "replay"});
     if (r.workload.kind == "replay") {
-        for (const char *k : {"read_ratio", "intensity", "amplitude", "period_ms", "threads"})
+        for (const char *k : {"read_ratio", "intensity", "amplitude", "period_ms", "threads", "key_ranges", "key_dist_a", "key_dist_b"})
             if (n[k])
                 F.fail(n[k], P + "." + k, "not for kind: replay (the trace gives every I/O and its thread)");
         if (!n["file"])
@@ -85,6 +86,19 @@ void load_workload(const Fields &F, const YAML::Node &n, const std::string &P, c
             F.fail(n["read_ratio"], P + ".read_ratio", "only for kind: mixgraph (YCSB fixes its mix)");
         r.workload.read_ratio = F.number(n["read_ratio"], P + ".read_ratio", 0, 1);
     }
+    // Mixgraph's key model (db_bench keyrange_num, key_dist_a/b; docs/lsm.md).
+    for (const char *k : {"key_ranges", "key_dist_a", "key_dist_b"})
+        if (n[k] && r.workload.kind != "mixgraph")
+            F.fail(n[k], P + "." + k, "only for kind: mixgraph");
+    if (n["key_ranges"])
+        r.workload.key_ranges = static_cast<std::uint32_t>(F.integer(n["key_ranges"], P + ".key_ranges", 1, 1000000));
+    if (n["key_ranges"] && r.workload.key_ranges > r.lsm.keys)
+        F.fail(n["key_ranges"], P + ".key_ranges", "more ranges than lsm.tree.keys");
+    if (n["key_dist_a"]) r.workload.key_dist_a = F.number(n["key_dist_a"], P + ".key_dist_a", 0, 1);
+    if (n["key_dist_b"]) r.workload.key_dist_b = F.number(n["key_dist_b"], P + ".key_dist_b", 0, 100);
+    if ((r.workload.key_dist_a == 0) != (r.workload.key_dist_b == 0))
+        F.fail(n[n["key_dist_a"] ? "key_dist_a" : "key_dist_b"], P + (n["key_dist_a"] ? ".key_dist_a" : ".key_dist_b"),
+               "key_dist_a and key_dist_b: both 0 (uniform inside a range) or both > 0");
     if (n["intensity"]) r.intensity = F.number(n["intensity"], P + ".intensity", 1e-6, 1000);
     if (n["amplitude"]) r.workload.amplitude = F.number(n["amplitude"], P + ".amplitude", 0, 1);
     if (n["period_ms"])

@@ -16,7 +16,10 @@
 // the index partition and the data block. Reads are sequential; each goes through the cache
 // and, on a miss, to the volume. With `meta_in_memory` filter/index reads cost nothing
 // (RocksDB without a block cache keeps them in the table readers).
-// Scan(k, n): for each level, the index partition of k and the data blocks of [k, k+n).
+// Scan(k, n): for each level, the index partition of k and the data blocks of [k, k+n), with
+// RocksDB's iterator auto-readahead (BlockBasedTableIterator): after two block reads from one
+// file, each further miss reads the block plus the next ones, 8 KiB doubling to 256 KiB, and
+// the blocks in that buffer cost no I/O (they still count as block-cache misses, as in RocksDB).
 // Put(k): memtable insert; WAL appended in 256 KiB writes (not waited for: sync=false), or
 // with sync_wal one 4 KiB WAL write per Put that the Put waits for;
 // a full memtable becomes immutable and is flushed to L0 by 256 KiB writes; a second full
@@ -69,9 +72,10 @@ struct LsmConfig {
 struct LsmStats {
     std::uint64_t gets = 0, puts = 0, scans = 0;
     std::uint64_t block_reads = 0;  // cache lookups by user operations
-    std::uint64_t read_ios = 0;     // user reads that went to the volume
+    std::uint64_t read_ios = 0;     // user block reads the cache did not serve (volume or readahead)
     std::uint64_t data_reads = 0;   // of block_reads, data blocks (the rest: filter/index)
     std::uint64_t data_read_ios = 0;
+    std::uint64_t readahead_pages = 0;  // of read_ios, served by a scan's readahead buffer (no I/O)
     std::uint64_t flushes = 0, compactions = 0;
     std::uint64_t write_stalls = 0;
     std::uint64_t bytes_flushed = 0, bytes_compacted_read = 0, bytes_compacted_written = 0;
@@ -92,6 +96,8 @@ public:
 
     // The pages Get(key) would read, in order, for the current tree (without doing it).
     std::vector<std::uint64_t> get_plan(std::uint64_t key) const;
+    // The blocks Scan(key, n) would look up, in order (readahead decides the I/O, not these).
+    std::vector<std::uint64_t> scan_plan(std::uint64_t key, std::uint32_t n) const;
     int level_of(std::uint64_t key) const;  // -1 memtable, 0..max level, -2 absent
     std::size_t l0_files() const;
     std::size_t files(int level) const;
@@ -111,7 +117,9 @@ public:
 
 private:
     std::vector<std::uint64_t> tagged_plan(std::uint64_t key) const;  // meta pages flagged
-    void read_pages(std::shared_ptr<std::vector<std::uint64_t>> pages, std::size_t i, Done done);
+    struct ReadPlan;
+    void read_pages(std::shared_ptr<ReadPlan> plan, std::size_t i, Done done);
+    std::shared_ptr<ReadPlan> scan_read_plan(std::uint64_t key, std::uint32_t n) const;
     std::shared_ptr<File> make_file(int level, std::uint64_t lo, std::uint64_t hi,
                                     std::uint64_t nkeys, std::vector<std::uint64_t> keys);
     void announce(const File& f, bool created);

@@ -1,14 +1,23 @@
-// Key-value workloads: YCSB A-F (seed 000 Table 2) and a Mixgraph-like fluctuating load
-// (seed 000 §3.2/§5.2, Facebook's db_bench mixgraph).
+// Key-value workloads: YCSB A-F (seed 000 Table 2) and Mixgraph (seed 000 §3.2/§5.2, Cao et
+// al. FAST'20, RocksDB's db_bench --benchmarks=mixgraph).
 //
 // YCSB: Zipfian(0.99) popularity over the loaded keys, scrambled over the key space by a hash
 // so the hot keys are scattered (why prefetching helps little under YCSB, §5.2); D reads the
 // latest inserted keys; E scans 1..100 keys; F is read-modify-write.
-// Mixgraph-like: db_bench's default key-range model -- 30 equal key ranges, range i drawn with
-// weight a*e^(b*i) + c*e^(d*i) (a = 14.18, b = -2.917, c = 0.0164, d = -0.08082), ranges
-// placed at shuffled positions -- and inside a range the hot keys cluster at its start
-// (offset = size * u^skew), which is the spatial locality §5.2 says prefetching exploits.
+// Mixgraph: db_bench's key-range ("prefix") model, GenerateTwoTermExpKeys, as its prefix_dist
+// command line runs it. The key space is cut into `key_ranges` (30) equal ranges; range
+// pfx = 1..30 is drawn with probability a*e^(b*pfx) + c*e^(d*pfx) (a = 14.18, b = -2.917,
+// c = 0.0164, d = -0.08082), quantised as db_bench does (amplify = floor(1 / p_min) + 1,
+// access = floor(amplify * p)) and placed at the position db_bench's fixed shuffle gives it
+// (mt19937_64 seeded with the sum of the accesses). Range pfx = 1 takes 79 % of the keys,
+// pfx = 2 another 5.6 %: key-range locality, contiguous hot regions of the sorted key space.
+// Inside a range the offset is uniform (key_dist_a = key_dist_b = 0, prefix_dist), or with
+// key_dist_a/b > 0 db_bench's power model: seed = ceil((u / a)^(1 / b)), offset =
+// mt19937_64(seed)() mod range size -- hot keys scattered inside the range (all_dist's
+// 0.002312 / 0.3467).
 // Operation mix: 83 % Get, 14 % Put, 3 % Seek (db_bench defaults) unless read_ratio is set;
+// a Seek reads db_bench's Pareto number of entries (iter_k 2.517, iter_sigma 14.236, modulo
+// mix_max_scan_len 10000: median 27, mean ~570);
 // the arrival rate follows db_bench's sine model, rate(t) = mean * (1 + amplitude *
 // sin(2 pi t / period)), with mean = intensity * paid IOPS (§5.6: "the average value of load
 // fluctuations is equal to paid IOPS").
@@ -48,9 +57,19 @@ struct WorkloadSpec {
     double read_ratio = -1;         // mixgraph: Get share, the rest Put (<0: db_bench mix)
     double amplitude = 0.5;         // sine amplitude as a share of the mean
     Time period = 60 * kSec;        // sine period
-    double skew = 2.0;              // mixgraph: in-range clustering exponent
-    std::uint32_t key_ranges = 30;
+    std::uint32_t key_ranges = 30;  // mixgraph: db_bench keyrange_num
+    double key_dist_a = 0;          // mixgraph: db_bench key_dist_a / key_dist_b; both 0 =
+    double key_dist_b = 0;          //   uniform inside a range, both > 0 = power model
 };
+
+// db_bench's two-term exponential key-range table (GenerateTwoTermExpKeys).
+struct KeyRange {
+    std::uint64_t access = 0;  // weight: draws in [start, start + access) of [0, total) pick it
+    std::uint32_t pfx = 0;     // db_bench's pfx (1 = the hottest); its position is its index
+};
+std::vector<KeyRange> mixgraph_key_ranges(std::uint32_t n);
+// db_bench's Seek length for a uniform u in (0, 1]: Pareto(k 2.517, sigma 14.236) mod 10000, >= 1.
+std::uint32_t mixgraph_scan_len(double u);
 
 class Workload {
 public:
@@ -62,6 +81,9 @@ public:
     // mixgraph and random-read, 1 for YCSB.
     double rate_factor(Time t) const;
     const WorkloadSpec& spec() const { return spec_; }
+    // Mixgraph: keys per range; the range at position i of mixgraph_key_ranges() holds keys
+    // [i * range_size(), (i + 1) * range_size()).
+    std::uint64_t range_size() const { return range_size_; }
 
 private:
     std::uint64_t pick_zipf(Rng& rng) const;
@@ -71,8 +93,8 @@ private:
     Zipfian zipf_;
     double read_, update_, insert_, scan_, rmw_;
     bool latest_ = false, uniform_ = false, fluctuating_ = false, mixgraph_ = false;
-    std::vector<double> range_cdf_;
-    std::vector<std::uint64_t> range_slot_;
+    std::vector<std::uint64_t> range_end_;  // cumulative accesses by position
+    std::uint64_t range_size_ = 1;
 };
 
 }  // namespace bg::lsm
