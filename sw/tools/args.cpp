@@ -1,6 +1,9 @@
 #include "args.hpp"
 
+#include <cctype>
 #include <cerrno>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 namespace bg::cli {
@@ -40,6 +43,11 @@ std::uint64_t ArgReader::integer(std::uint64_t min, std::uint64_t max)
     return parse_integer(flag_, value(), min, max);
 }
 
+double ArgReader::number(double min, double max)
+{
+    return parse_number(flag_, value(), min, max);
+}
+
 std::uint64_t parse_integer(const std::string &what, const std::string &text, std::uint64_t min,
                             std::uint64_t max)
 {
@@ -51,6 +59,19 @@ std::uint64_t parse_integer(const std::string &what, const std::string &text, st
     if (!digits || *end != '\0' || errno == ERANGE || v < min || v > max)
         throw UsageError(what + ": expected an integer in " + std::to_string(min) + ".." + std::to_string(max) +
                          ", got '" + text + "'");
+    return v;
+}
+
+double parse_number(const std::string &what, const std::string &text, double min, double max)
+{
+    char *end = nullptr;
+    const bool blank = text.empty() || std::isspace(static_cast<unsigned char>(text[0]));
+    const double v = blank ? 0 : std::strtod(text.c_str(), &end);
+    if (blank || *end != '\0' || !std::isfinite(v) || v < min || v > max) {
+        char range[64];
+        std::snprintf(range, sizeof range, "[%g, %g]", min, max);
+        throw UsageError(what + ": expected a number in " + range + ", got '" + text + "'");
+    }
     return v;
 }
 

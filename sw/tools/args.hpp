@@ -42,6 +42,10 @@ public:
     // "FLAG: expected an integer in MIN..MAX, got 'TEXT'" otherwise (signs included).
     std::uint64_t integer(std::uint64_t min, std::uint64_t max);
 
+    // value() as a finite decimal number in [min, max]; throws UsageError
+    // "FLAG: expected a number in [MIN, MAX], got 'TEXT'" otherwise.
+    double number(double min, double max);
+
 private:
     int argc_;
     char **argv_;
@@ -54,5 +58,8 @@ private:
 // ArgReader::value() (e.g. split from a list). `what` starts the message as above.
 std::uint64_t parse_integer(const std::string &what, const std::string &text, std::uint64_t min,
                             std::uint64_t max);
+
+// The same for a number (`strtod` syntax, finite).
+double parse_number(const std::string &what, const std::string &text, double min, double max);
 
 }  // namespace bg::cli

@@ -34,6 +34,8 @@ std::string message_of(std::vector<std::string> words, std::uint64_t max = 100)
         while (args.next())
             if (args.flag() == "--n")
                 args.integer(1, max);
+            else if (args.flag() == "--x")
+                args.number(0.5, 2);
             else if (args.flag() == "--name")
                 args.value();
         return "";
@@ -82,6 +84,13 @@ TEST(CliArgs, IntegersInRange)
     EXPECT_EQ(message_of({"--n="}), "--n: expected an integer in 1..100, got ''");
     EXPECT_EQ(message_of({"--n", "18446744073709551616"}, UINT64_MAX),
               "--n: expected an integer in 1..18446744073709551615, got '18446744073709551616'");
+}
+
+TEST(CliArgs, NumbersInRange)
+{
+    EXPECT_EQ(message_of({"--x", "0.5", "--x=2", "--x", "1e0"}), "");
+    for (const char *bad : {"0.49", "2.01", "nan", "inf", "", " 1", "1x", "0x"})
+        EXPECT_EQ(message_of({"--x", bad}), std::string("--x: expected a number in [0.5, 2], got '") + bad + "'");
 }
 
 TEST(CliArgs, ASwitchGivenAValueIsAnError)

@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "args.hpp"
 #include "burstgate/lsm/cloud_volume.hpp"
 #include "burstgate/lsm/experiment.hpp"
 #include "burstgate/lsm/replay.hpp"
@@ -100,27 +101,7 @@ struct Options {
     std::uint32_t key_ranges = 30;
 };
 
-double parse_num(const std::string& flag, const std::string& v, double lo, double hi)
-{
-    char* end = nullptr;
-    const double x = std::strtod(v.c_str(), &end);
-    if (v.empty() || *end != '\0' || !std::isfinite(x)) fail(flag + ": '" + v + "' is not a number");
-    if (x < lo || x > hi) {
-        std::ostringstream s;
-        s << flag << ": " << v << " is out of range [" << lo << ", " << hi << "]";
-        fail(s.str());
-    }
-    return x;
-}
-
-std::uint64_t parse_int(const std::string& flag, const std::string& v, double lo, double hi)
-{
-    const double x = parse_num(flag, v, lo, hi);
-    if (x != std::floor(x)) fail(flag + ": '" + v + "' is not an integer");
-    return static_cast<std::uint64_t>(x);
-}
-
-Options parse(int argc, char** argv)
+Options parse_args(int argc, char** argv)
 {
     Options o;
     std::vector<std::string> a(argv + 1, argv + argc);
@@ -141,40 +122,40 @@ Options parse(int argc, char** argv)
         o.trace = a[1];
         first = 2;
     }
-    for (std::size_t i = first; i < a.size(); ++i) {
-        const std::string f = a[i];
+    bg::cli::ArgReader args(argc, argv, static_cast<int>(first) + 1);
+    while (args.next()) {
+        const std::string f = args.flag();
         if (f == "--quiet") { o.quiet = true; continue; }
         if (f == "-h" || f == "--help") { std::cout << kUsage; std::exit(0); }
-        if (i + 1 >= a.size()) fail(f.rfind("--", 0) == 0 ? f + " needs a value" : "unexpected argument '" + f + "'");
-        const std::string v = a[++i];
+        if (!args.is_option()) fail("unexpected argument '" + f + "'");
         const bool run_only = f == "--store" || f == "--cache" || f == "--allocator" || f == "--cache-share" ||
                               f == "--workload" || f == "--read-ratio";
         const bool replay_ok = (f == "--store" || f == "--allocator") && o.command == "replay";
         if (run_only && o.command != "run" && !replay_ok) fail(f + " applies to 'run' only");
         if (f == "--time-scale" && o.command != "replay") fail(f + " applies to 'replay' only");
-        if (f == "--seed") o.seed = parse_int(f, v, 0, 1e18);
-        else if (f == "--duration") o.duration = static_cast<double>(parse_int(f, v, 1, 36000));
-        else if (f == "--warmup") o.warmup = static_cast<double>(parse_int(f, v, 0, 36000));
-        else if (f == "--keys") o.keys = parse_int(f, v, 1000, 1e9);
-        else if (f == "--volume") o.volume = v;
-        else if (f == "--iops") o.iops = static_cast<std::uint32_t>(parse_int(f, v, 1, 1e7));
-        else if (f == "--size-gb") o.size_gb = static_cast<std::uint32_t>(parse_int(f, v, 1, 1e6));
-        else if (f == "--threads") o.threads = static_cast<std::uint32_t>(parse_int(f, v, 1, 10000));
-        else if (f == "--intensity") o.intensity = parse_num(f, v, 0.001, 100);
-        else if (f == "--json") o.json = v;
-        else if (f == "--store") o.store = v;
-        else if (f == "--cache") o.cache = v;
-        else if (f == "--allocator") o.allocator = v;
-        else if (f == "--cache-share") o.cache_share = parse_num(f, v, 0, 1);
-        else if (f == "--workload") o.workload = v;
-        else if (f == "--read-ratio") o.read_ratio = parse_num(f, v, 0, 1);
-        else if (f == "--amplitude") o.amplitude = parse_num(f, v, 0, 1);
-        else if (f == "--period") o.period = parse_num(f, v, 0.001, 36000);
-        else if (f == "--key-ranges") o.key_ranges = static_cast<std::uint32_t>(parse_int(f, v, 1, 1e6));
-        else if (f == "--key-dist-a") o.key_dist_a = parse_num(f, v, 0, 1);
-        else if (f == "--key-dist-b") o.key_dist_b = parse_num(f, v, 0, 100);
-        else if (f == "--time-scale") o.time_scale = parse_num(f, v, 0, 1e6);
-        else if (f == "--token-slices") o.slices = static_cast<std::uint32_t>(parse_int(f, v, 1, 1000));
+        if (f == "--seed") o.seed = args.integer(0, 1'000'000'000'000'000'000ull);
+        else if (f == "--duration") o.duration = static_cast<double>(args.integer(1, 36000));
+        else if (f == "--warmup") o.warmup = static_cast<double>(args.integer(0, 36000));
+        else if (f == "--keys") o.keys = args.integer(1000, 1'000'000'000);
+        else if (f == "--volume") o.volume = args.value();
+        else if (f == "--iops") o.iops = static_cast<std::uint32_t>(args.integer(1, 10'000'000));
+        else if (f == "--size-gb") o.size_gb = static_cast<std::uint32_t>(args.integer(1, 1'000'000));
+        else if (f == "--threads") o.threads = static_cast<std::uint32_t>(args.integer(1, 10000));
+        else if (f == "--intensity") o.intensity = args.number(0.001, 100);
+        else if (f == "--json") o.json = args.value();
+        else if (f == "--store") o.store = args.value();
+        else if (f == "--cache") o.cache = args.value();
+        else if (f == "--allocator") o.allocator = args.value();
+        else if (f == "--cache-share") o.cache_share = args.number(0, 1);
+        else if (f == "--workload") o.workload = args.value();
+        else if (f == "--read-ratio") o.read_ratio = args.number(0, 1);
+        else if (f == "--amplitude") o.amplitude = args.number(0, 1);
+        else if (f == "--period") o.period = args.number(0.001, 36000);
+        else if (f == "--key-ranges") o.key_ranges = static_cast<std::uint32_t>(args.integer(1, 1'000'000));
+        else if (f == "--key-dist-a") o.key_dist_a = args.number(0, 1);
+        else if (f == "--key-dist-b") o.key_dist_b = args.number(0, 100);
+        else if (f == "--time-scale") o.time_scale = args.number(0, 1e6);
+        else if (f == "--token-slices") o.slices = static_cast<std::uint32_t>(args.integer(1, 1000));
         else fail("unknown option '" + f + "'");
     }
     if (o.warmup >= o.duration) fail("--warmup must be less than --duration");
@@ -187,6 +168,15 @@ Options parse(int argc, char** argv)
         o.intensity = o.command == "fig19" ? 10.0 : 1.0;
     }
     return o;
+}
+
+Options parse(int argc, char** argv)
+{
+    try {
+        return parse_args(argc, argv);
+    } catch (const bg::cli::UsageError& e) {
+        fail(e.what());
+    }
 }
 
 // ---- JSON ---------------------------------------------------------------------------------

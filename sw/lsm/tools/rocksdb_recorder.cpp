@@ -29,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "args.hpp"
 #include "burstgate/lsm/replay.hpp"
 #include "burstgate/lsm/workload.hpp"
 
@@ -250,31 +251,27 @@ int main(int argc, char** argv)
     std::uint64_t keys = 100000, ops = 100000, seed = 1, cache_mb = 1;
     std::uint32_t threads = 4;
     bool record_load = false;
-    for (int i = 1; i < argc; ++i) {
-        const std::string f = argv[i];
-        if (f == "--record-load") { record_load = true; continue; }
-        if (f == "-h" || f == "--help") {
-            std::cout << "usage: burstgate-rocksdb-record --db DIR --out TRACE [--keys N] [--ops N] [--threads N]\n"
-                         "       [--workload ycsb-a..f|mixgraph] [--cache-mb N] [--seed N] [--record-load]\n";
-            return 0;
+    try {
+        bg::cli::ArgReader args(argc, argv);
+        while (args.next()) {
+            const std::string f = args.flag();
+            if (f == "--record-load") record_load = true;
+            else if (f == "-h" || f == "--help") {
+                std::cout << "usage: burstgate-rocksdb-record --db DIR --out TRACE [--keys N] [--ops N] [--threads N]\n"
+                             "       [--workload ycsb-a..f|mixgraph] [--cache-mb N] [--seed N] [--record-load]\n";
+                return 0;
+            } else if (f == "--db") db = args.value();
+            else if (f == "--out") out = args.value();
+            else if (f == "--keys") keys = args.integer(100, 1000000000);
+            else if (f == "--ops") ops = args.integer(0, 1000000000);
+            else if (f == "--threads") threads = static_cast<std::uint32_t>(args.integer(1, 256));
+            else if (f == "--workload") workload = args.value();
+            else if (f == "--cache-mb") cache_mb = args.integer(0, 1 << 20);
+            else if (f == "--seed") seed = args.integer(0, UINT64_MAX);
+            else fail("unknown option '" + f + "'");
         }
-        if (i + 1 >= argc) fail(f + " needs a value");
-        const std::string v = argv[++i];
-        auto num = [&](std::uint64_t lo, std::uint64_t hi) {
-            char* end = nullptr;
-            const unsigned long long x = std::strtoull(v.c_str(), &end, 10);
-            if (v.empty() || *end || x < lo || x > hi) fail(f + ": '" + v + "' is not an integer in range");
-            return static_cast<std::uint64_t>(x);
-        };
-        if (f == "--db") db = v;
-        else if (f == "--out") out = v;
-        else if (f == "--keys") keys = num(100, 1000000000);
-        else if (f == "--ops") ops = num(0, 1000000000);
-        else if (f == "--threads") threads = static_cast<std::uint32_t>(num(1, 256));
-        else if (f == "--workload") workload = v;
-        else if (f == "--cache-mb") cache_mb = num(0, 1 << 20);
-        else if (f == "--seed") seed = num(0, ~0ull);
-        else fail("unknown option '" + f + "'");
+    } catch (const bg::cli::UsageError& e) {
+        fail(e.what());
     }
     if (db.empty() || out.empty()) fail("--db and --out are required");
     WorkloadSpec ws;
