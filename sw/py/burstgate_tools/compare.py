@@ -1,6 +1,6 @@
 """Side-by-side latency of one tenant across burstgate-sim reports (`make demo` prints this)."""
 
-from burstgate_tools.plot import InputError, load_report
+from burstgate_tools.reports import InputError, load_report
 
 FIELDS = ("avg", "p50", "p99", "p999", "p9999", "p99999")
 

@@ -7,7 +7,6 @@ per report, so schedulers compare at a glance.
 """
 
 import csv
-import json
 import pathlib
 
 import matplotlib
@@ -16,23 +15,7 @@ matplotlib.use("Agg")  # files only; no display needed
 import matplotlib.ticker  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 
-
-class InputError(Exception):
-    """A report or series file that cannot be read; the message names the file."""
-
-
-def load_report(path):
-    try:
-        report = json.loads(pathlib.Path(path).read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise InputError(f"{path}: {exc}") from exc
-    for key in ("scenario", "scheduler", "tenants"):
-        if key not in report:
-            raise InputError(f"{path}: not a burstgate-sim report (no '{key}')")
-    for t in report["tenants"]:
-        if "hist_us" not in t:
-            raise InputError(f"{path}: tenant {t.get('name')!r} has no hist_us (report from an older burstgate-sim?)")
-    return report
+from burstgate_tools.reports import InputError, load_report  # noqa: E402
 
 
 def ccdf(hist):

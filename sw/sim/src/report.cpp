@@ -66,7 +66,9 @@ std::string report_json(const SimResult &r)
              ", \"admitted_reserved\": " + std::to_string(t.admitted_by[2]) +
              ", \"generated\": " + std::to_string(t.generated) + ", \"finished\": " + std::to_string(t.finished);
         if (t.lat_hot)
-            s += ",\n     \"lat_hot_us\": " + lat_block(*t.lat_hot) + ",\n     \"lat_steady_us\": " + lat_block(*t.lat_steady);
+            s += ",\n     \"lat_hot_us\": " + lat_block(*t.lat_hot) + ",\n     \"lat_steady_us\": " + lat_block(*t.lat_steady) +
+                 ",\n     \"steady_as_hot\": " + std::to_string(t.steady_as_hot) +
+                 ", \"steady_new_as_hot\": " + std::to_string(t.steady_new_as_hot);
         s += ",\n     \"hist_us\": " + hist_block(t.lat) + "}" + (i + 1 < r.tenants.size() ? "," : "") + "\n";
     }
     s += "  ],\n";

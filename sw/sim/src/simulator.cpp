@@ -388,6 +388,11 @@ void Sim::offer(std::span<const std::uint32_t> ids)
         Io &io = ios_[id];
         const IoDecision &dec = decs_[k];
         TenantResult &tr = res_.tenants[io.tenant];
+        if (dec.hot && !io.hot && tr.lat_hot && measured(now_)) {
+            tr.steady_as_hot++;
+            if (!io.deferred)
+                tr.steady_new_as_hot++;
+        }
         if (!dec.admitted()) {
             if (measured(now_)) {
                 tr.throttled++;
@@ -519,18 +524,34 @@ void Sim::on_window()
     if (opt_.csv) {
         char line[512];
         const double w_s = static_cast<double>(sc_.window_ns) / 1e9;
+        // The SA delay the firmware read at this tick (the datapath's all-tenant histogram of
+        // the window just ended), at P95 as the dual-bucket estimate reads it (BG_LH_INTERP, as
+        // provision.cpp configures it): what fitting seed 002's alpha to Eq. (1) needs
+        // (sw/py/burstgate fit-alpha). Only when the firmware reads it (dualbucket, cost
+        // adjustment); blank otherwise and for a window without completions.
+        char sa[48] = ",";
+        const bool hist_read = sched_ == Scheduler::kDualBucket || sc_.dpu.cost_adjust;
+        if (hist_read) {
+            const std::uint64_t n = bg_lh_total(&fw_.fw.hist);
+            if (n)
+                std::snprintf(sa, sizeof sa, "%.3f,%llu",
+                              static_cast<double>(bg_lh_percentile(&fw_.fw.hist, 950000u, BG_LH_INTERP)) / 1e3,
+                              static_cast<unsigned long long>(n));
+            else
+                std::snprintf(sa, sizeof sa, ",0");
+        }
         for (std::size_t i = 0; i < trt_.size(); i++) {
             TenantRt &t = trt_[i];
             std::uint32_t g[4];
             for (unsigned d = 0; d < 4; d++)
                 g[d] = bg_hal_read(&hal_, BG_TENANT_GRANT(static_cast<std::uint32_t>(i) * BG_COST_DIMS + d));
-            std::snprintf(line, sizeof line, "%llu,%.3f,%s,%.0f,%.3f,%u,%u,%u,%u,%llu,%.3f,%.3f\n",
+            std::snprintf(line, sizeof line, "%llu,%.3f,%s,%.0f,%.3f,%u,%u,%u,%u,%llu,%.3f,%.3f,%s\n",
                           static_cast<unsigned long long>(res_.windows), static_cast<double>(now_) / 1e6,
                           t.cfg->name.c_str(), static_cast<double>(t.w_done) / w_s,
                           static_cast<double>(t.w_bytes) / w_s / 1e6, g[0], g[1], g[2], g[3],
                           static_cast<unsigned long long>(t.w_defer),
                           t.w_done ? static_cast<double>(t.w_lat_sum) / static_cast<double>(t.w_done) / 1e3 : 0.0,
-                          static_cast<double>(t.w_lat_max) / 1e3);
+                          static_cast<double>(t.w_lat_max) / 1e3, sa);
             *opt_.csv << line;
             t.w_done = t.w_bytes = t.w_lat_sum = t.w_lat_max = t.w_defer = 0;
         }
@@ -592,7 +613,7 @@ SimResult Sim::run()
     const std::clock_t cpu0 = std::clock();
     if (opt_.csv)
         *opt_.csv << "window,t_ms,tenant,iops,mbps,alloc_cpu_ns,alloc_ingress_B,alloc_egress_B,alloc_swlimit_B,"
-                     "deferrals,lat_avg_us,lat_max_us\n";
+                     "deferrals,lat_avg_us,lat_max_us,sa_p95_us,sa_n\n";
     for (std::uint32_t i = 0; i < trt_.size(); i++)
         if (trt_[i].cfg->wl.start_ns < sc_.duration_ns)
             push(trt_[i].cfg->wl.start_ns, kStart, i);

@@ -51,6 +51,10 @@ struct TenantResult {
     std::uint64_t throttled = 0;     // deferral decisions (an I/O deferred twice counts twice)
     std::uint64_t deferred_ios = 0;  // distinct I/Os deferred at least once
     std::uint64_t admitted_by[4] = {};  // own, borrow, reserved, (unused)
+    // Decisions on I/Os to the workload's steady segments that the segment monitor took as
+    // hot (so no cheque): all of them, and those on a new I/O's first offer. The monitor
+    // counts offers, and a deferred I/O is offered again every window (docs/results.md).
+    std::uint64_t steady_as_hot = 0, steady_new_as_hot = 0;
     // Whole run:
     std::uint64_t generated = 0, finished = 0;
 };
