@@ -110,10 +110,13 @@ BENCH_OUT := $(BUILD)/bench
 BENCH_MIN_TIME ?= 0.1
 BENCH_REPETITIONS ?= 5
 BENCH_FILTER ?= .
+# Link-time optimization of bg_model, bg_fw and bg_bench (CMake option BG_LTO): the per-I/O
+# path's calls into the load balancer, buffer pool and histograms cross files without it.
+BENCH_LTO ?= ON
 
 .PHONY: bench
 bench: $(ENV_MK) ## Google Benchmark of BIOS and the per-I/O paths; JSON in build/bench/, PASS/MISS vs targets
-	cmake -S $(ROOT) -B $(BENCH_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DBG_BENCH=ON -DBG_PYTHON=OFF -DBG_TESTS=OFF
+	cmake -S $(ROOT) -B $(BENCH_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DBG_BENCH=ON -DBG_PYTHON=OFF -DBG_TESTS=OFF -DBG_LTO=$(BENCH_LTO)
 	cmake --build $(BENCH_BUILD) -j $(JOBS) --target bg_bench
 	mkdir -p $(BENCH_OUT)
 	$(BENCH_BUILD)/sw/bench/bg_bench --benchmark_filter='$(BENCH_FILTER)' \

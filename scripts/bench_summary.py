@@ -31,11 +31,14 @@ _STANDARD_KEYS = {
 _ITEM = {
     "BM_BiosRunScheduling": "tenant",
     "BM_ThrottleIo": "I/O",
+    "BM_ThrottleIoAgentPath": "I/O",  # the decision plus the agent's datapath: no target of its own
     "BM_LbDispatchComplete": "I/O",
     "BM_CostEstimate": "descr",
     "BM_DualBucketAdmit": "I/O",
     "BM_SegmentMonitorOnIo": "I/O",
     "BM_BufferPoolAcquireRelease": "I/O",
+    "BM_AgentIo": "I/O",
+    "BM_FwWindowBios": "window",
 }
 
 

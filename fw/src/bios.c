@@ -177,13 +177,15 @@ static void wake(bg_bios *b, const uint64_t *active)
 
 /* The two passes treat the four dimensions of a bg_vec as the four lanes of one vector
  * (BG_COST_DIMS == 4 is checked below): min, max, compare, select, add and subtract are
- * element-wise on u32, and every mask is all-ones or zero per lane. Two implementations of
- * those few primitives, picked at compile time, run the same pass code:
+ * element-wise on u32, and every mask is all-ones or zero per lane. Three implementations
+ * of those few primitives run the same pass code (bios_passes.inc):
  *   - GCC/Clang vector extensions (one 128-bit register per bg_vec: SSE2 on x86-64, NEON
  *     on Arm cores that have it; the compiler lowers them to scalar code elsewhere), the
  *     default where the compiler has them;
+ *   - on x86-64 with GCC, the same plus SSE4.1/AVX forms of min, max, blend and test,
+ *     compiled for AVX2 and taken per window when the CPU has it (see BG_BIOS_AVX2);
  *   - plain C11 over a struct of four u32 (-DBG_BIOS_PORTABLE, and any other compiler).
- * tests/cpp/test_bios_reference.cpp compares either build, window by window, with the
+ * tests/cpp/test_bios_reference.cpp compares each, window by window, with the
  * pre-optimization implementation. The 64-bit products stay scalar (line 10's throttle
  * weight; the shares, except on SSE2, see lshare32): a u32 x u32 -> u64 lane multiply has
  * no portable vector form, and scalar they are one multiply each. Before this layout the
@@ -331,210 +333,105 @@ typedef struct pass2_out {
     uint32_t keep;
 } pass2_out;
 
-/* Lines 11-13 over the schedule list, the burst list and dropping. `mode` is a constant at
- * each call site: SHARE_SIMD and SHARE_SCALAR are the unshifted windows (every column sum
- * of demand below 2^32), SHARE_SHIFTED the rest, with share_of's variable shifts. */
-static inline BG_ALWAYS_INLINE pass2_out pass2(bg_bios *b, const share_ctx s[BG_COST_DIMS], const uint64_t *active,
-                                               lanes unused, const int mode)
-{
-    bg_bios_tenant *const tt = b->t;
-    uint16_t *const sched = b->sched_list, *const bl = b->burst_list;
-    const uint32_t n_sched = b->n_sched;
-    const uint64_t f0 = s[0].f, f1 = s[1].f, f2 = s[2].f, f3 = s[3].f;
-    const unsigned k0 = mode == SHARE_SHIFTED ? s[0].shift : 0u, k1 = mode == SHARE_SHIFTED ? s[1].shift : 0u,
-                   k2 = mode == SHARE_SHIFTED ? s[2].shift : 0u, k3 = mode == SHARE_SHIFTED ? s[3].shift : 0u;
-#if BG_BIOS_SIMD_SHARE
-    const __m128i f_even = _mm_set_epi32(0, (int)(uint32_t)f2, 0, (int)(uint32_t)f0);
-    const __m128i f_odd = _mm_set_epi32(0, (int)(uint32_t)f3, 0, (int)(uint32_t)f1);
-#endif
-    lanes dropped_add = lsplat(0);
-    uint32_t keep = 0, nb = 0;
-    for (uint32_t j = 0; j < n_sched; j++) {
-        const uint32_t i = sched[j];
-        bg_bios_tenant *t = &tt[i];
-        /* share_of, per dimension; see share_prepare for why dp * f fits in 64 bits. */
-        lanes share;
-#if BG_BIOS_SIMD_SHARE
-        if (mode == SHARE_SIMD)
-            share = lshare32(lv(&t->demand), f_even, f_odd);
-        else
-#endif
-            share = lmake((uint32_t)(((uint64_t)(t->demand.d[0] >> k0) * f0) >> 32),
-                          (uint32_t)(((uint64_t)(t->demand.d[1] >> k1) * f1) >> 32),
-                          (uint32_t)(((uint64_t)(t->demand.d[2] >> k2) * f2) >> 32),
-                          (uint32_t)(((uint64_t)(t->demand.d[3] >> k3) * f3) >> 32));
-        const lanes first = lv(&t->alloc), base = lv(&t->res_base);
-        /* Line 11: the share, up to the cap parked in lend by the first pass. */
-        const lanes q = lmin(share, lsub(lv(&t->lend), first));
-        const lanes a = ladd(first, q);
-        unused = lsub(unused, q);
-        ls(&t->alloc, a);
-        const lanes lend = lsub0(a, base);
-        ls(&t->lend, lend);
-        /* a > base in some dimension exactly when the surplus is non-zero somewhere. */
-        const uint32_t burst = (uint32_t)lany(lend);
-        t->status = (uint8_t)(burst ? BG_BIOS_BURST : BG_BIOS_NORMAL);
-        bl[nb] = (uint16_t)i;
-        nb += burst;
-        sched[keep++] = (uint16_t)i;
-        /* Rare (an idle tenant at its floor), so a branch: a covers-test on every tenant
-         * would cost more than the occasional mispredict. */
-        if (burst | bit_test(active, i) || lany(lsub0(a, lv(&t->floor))))
-            continue;
-        keep--;
-        b->dropped[i >> 6] |= 1ull << (i & 63u);
-        t->dropped_at = b->window;
-        dropped_add = ladd(dropped_add, a);
-    }
-    b->n_burst = nb;
-    return (pass2_out){unused, dropped_add, keep};
-}
-
 typedef struct pass1_out {
     lanes unused, den_lo, den_carry;
     uint32_t n_decay, n_credit, n_throttle;
 } pass1_out;
 
-/* The first of bg_bios_run's four loops (see there). It and each pass2 variant are
- * functions of their own: inlined into bg_bios_run, GCC kept their vector accumulators
- * (unused, the demand sums) on the stack, a load and a store per tenant each. */
-static BG_NOINLINE pass1_out pass1(bg_bios *b, const bg_bios_usage *u, lanes unused)
-{
-    bg_bios_tenant *const tt = b->t;
-    const uint16_t *const list = b->sched_list;
-    const uint32_t n_sched = b->n_sched;
-    uint16_t *const decay_list = b->burst_list; /* scratch until the second pass */
-    uint16_t *const credit_list = b->scratch[0], *const throttle_list = b->scratch[1];
-    uint32_t n_decay = 0, n_credit = 0, n_throttle = 0;
-    lanes den_lo = lsplat(0), den_carry = lsplat(0);
-    for (uint32_t j = 0; j < n_sched; j++) {
-        const uint32_t i = list[j];
-        bg_bios_tenant *t = &tt[i];
-        const bg_bios_usage *c = &u[i];
-        const uint32_t base_path = (t->status == BG_BIOS_BURST) | (c->throttle_n > 0) | (c->spill_n > 0);
-        const lanes base = lv(&t->res_base), use = lv(&c->usage);
-        /* Base path: res_base; the decay path keeps last window's grant for its loop. */
-        ls(&t->alloc, lsel(lsplat(0u - base_path), base, lv(&t->alloc)));
-        unused = lsub(unused, base);
-        ls(&t->demand, use);
-        den_lo = ladd(den_lo, use);
-        den_carry = lsub(den_carry, llt(den_lo, use)); /* +1 where the u32 sum wrapped */
-        ls(&t->lend, lv(&t->res_burst));
-        decay_list[n_decay] = (uint16_t)i;
-        n_decay += base_path ^ 1u;
-        credit_list[n_credit] = (uint16_t)i;
-        n_credit += t->mode == BG_BURST_CREDIT;
-        throttle_list[n_throttle] = (uint16_t)i;
-        n_throttle += (uint32_t)lany(lv(&c->throttle));
-    }
-    return (pass1_out){unused, den_lo, den_carry, n_decay, n_credit, n_throttle};
-}
+/* Per lane: x where a < b (unsigned), else y. */
+static inline lanes lpick_lt(lanes a, lanes b, lanes x, lanes y) { return lsel(llt(a, b), x, y); }
 
-/* One function per mode (see pass1 for why not inlined). */
-static BG_NOINLINE pass2_out pass2_simd(bg_bios *b, const share_ctx *s, const uint64_t *active, lanes unused)
+#include "bios_passes.inc"
+
+/* The AVX2 variant (x86-64 with GCC, which has `#pragma GCC target`; not the portable
+ * build): the same passes over SSE4.1/AVX primitives in 128-bit registers, one bg_vec
+ * each. On SSE2 an unsigned min, max, saturating add or compare is three to seven
+ * instructions (no pminud, no unsigned compare, no blend); here each is one or two, and
+ * VEX's three-operand forms drop the register copies. Every primitive is exact in u32 lanes like its SSE2 form:
+ *   lmin/lmax       pminud/pmaxud
+ *   lsub0(a, b)     a - min(a, b)                  (0 where b >= a)
+ *   ladd_sat(a, b)  a + min(b, ~a)                 (~a = UINT32_MAX - a: the sum stops there)
+ *   lsel            pblendvb on lane masks (all-ones or zero per lane)
+ *   lpick_lt        pblendvb on max(a, b) == a     (a >= b: y, else x)
+ *   lany            ptest
+ * The shares' pmuludq (lshare32) and the generic add, sub, and, or, shift and multiply are
+ * the same source, compiled for this target (a * b on u32 lanes becomes one pmulld). A CPU
+ * without AVX2 (or a build with -DBG_BIOS_NO_AVX2) runs the baseline passes above;
+ * tests/cpp/test_bios_reference.cpp, the frozen oracle, runs against both (bg_tests and
+ * bg_tests_bios_no_avx2) and the portable build (bg_tests_bios_portable). */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(BG_BIOS_PORTABLE) && !defined(BG_BIOS_NO_AVX2) && \
+    defined(__x86_64__)
+#define BG_BIOS_AVX2 1
+#pragma GCC push_options
+#pragma GCC target("avx2")
+#include <immintrin.h>
+
+static inline __m128i lx(lanes a)
 {
-    return pass2(b, s, active, unused, SHARE_SIMD);
+    __m128i x;
+    memcpy(&x, &a, sizeof x);
+    return x;
 }
-static BG_NOINLINE pass2_out pass2_scalar(bg_bios *b, const share_ctx *s, const uint64_t *active, lanes unused)
+static inline lanes xl(__m128i x)
 {
-    return pass2(b, s, active, unused, SHARE_SCALAR);
+    lanes a;
+    memcpy(&a, &x, sizeof a);
+    return a;
 }
-static BG_NOINLINE pass2_out pass2_shifted(bg_bios *b, const share_ctx *s, const uint64_t *active, lanes unused)
+static inline lanes lmin_avx2(lanes a, lanes b) { return xl(_mm_min_epu32(lx(a), lx(b))); }
+static inline lanes lmax_avx2(lanes a, lanes b) { return xl(_mm_max_epu32(lx(a), lx(b))); }
+static inline lanes lsub0_avx2(lanes a, lanes b) { return lsub(a, lmin_avx2(a, b)); }
+static inline lanes ladd_sat_avx2(lanes a, lanes b) { return ladd(a, lmin_avx2(b, lnot(a))); }
+static inline lanes lsel_avx2(lanes mask, lanes a, lanes b) { return xl(_mm_blendv_epi8(lx(b), lx(a), lx(mask))); }
+static inline lanes lpick_lt_avx2(lanes a, lanes b, lanes x, lanes y)
 {
-    return pass2(b, s, active, unused, SHARE_SHIFTED);
+    const __m128i ge = _mm_cmpeq_epi32(_mm_max_epu32(lx(a), lx(b)), lx(a));
+    return xl(_mm_blendv_epi8(lx(x), lx(y), ge));
 }
+static inline int lany_avx2(lanes a) { return !_mm_testz_si128(lx(a), lx(a)); }
+
+#define lmin lmin_avx2
+#define lmax lmax_avx2
+#define lsub0 lsub0_avx2
+#define ladd_sat ladd_sat_avx2
+#define lsel lsel_avx2
+#define lpick_lt lpick_lt_avx2
+#define lany lany_avx2
+#define pass1 pass1_avx2
+#define pass2 pass2_avx2
+#define pass2_simd pass2_simd_avx2
+#define pass2_scalar pass2_scalar_avx2
+#define pass2_shifted pass2_shifted_avx2
+#define run_passes run_passes_avx2
+#include "bios_passes.inc"
+#undef lmin
+#undef lmax
+#undef lsub0
+#undef ladd_sat
+#undef lsel
+#undef lpick_lt
+#undef lany
+#undef pass1
+#undef pass2
+#undef pass2_simd
+#undef pass2_scalar
+#undef pass2_shifted
+#undef run_passes
+#pragma GCC pop_options
+#else
+#define BG_BIOS_AVX2 0
+#endif
 
 void bg_bios_run(bg_bios *b, const bg_bios_usage *u, const uint64_t *active)
 {
-    const uint32_t wt = b->p.weight_throttle_q16;
-    const lanes alpha = lsplat(b->p.alpha_q16);
-    bg_vec unused0;
-
     wake(b, active);
-    /* Line 2; dropped tenants' floors are allocations too. */
-    for (unsigned d = 0; d < BG_COST_DIMS; d++)
-        unused0.d[d] = sub0(b->p.total.d[d] - b->reserve.d[d], b->dropped_sum.d[d]);
-    lanes unused = lv(&unused0);
-
-    bg_bios_tenant *const tt = b->t;
-
-    /* Lines 3-8 and line 10's column sums, in four loops rather than one. The first (pass1)
-     * visits every scheduled tenant and does what they all share: the base-path grant (res_base),
-     * demand = usage, and a paid tenant's cap (res_burst, parked in lend for the second
-     * pass). It lists the tenants that need more: the decay path (lines 6-7), credit
-     * tenants (credit update and credit-limited cap), and tenants with throttled cost
-     * (line 10's weighted term). Each of those lists is then walked by a loop that does
-     * only that work. Which tenant needs what is data-dependent along the schedule list;
-     * as branches in one loop they would mispredict about as often as taken, and as masks
-     * every tenant would pay for all of it. The sums are order-independent (u32 modulo
-     * 2^32 for unused, exact u64 for demand), so the corrections add up to the same values.
-     * unused cannot underflow: every first-round grant is at most res_base and init
-     * checked sum(res_base) against it. */
-    uint16_t *const decay_list = b->burst_list; /* scratch until the second pass */
-    uint16_t *const credit_list = b->scratch[0], *const throttle_list = b->scratch[1];
-    const pass1_out p1 = pass1(b, u, unused);
-    const uint32_t n_decay = p1.n_decay, n_credit = p1.n_credit, n_throttle = p1.n_throttle;
-    unused = p1.unused;
-
-    /* Lines 6-7: min(res_base, max(floor, usage, alloc * alpha)); unused gets back the
-     * difference to the res_base the first loop took. */
-    for (uint32_t j = 0; j < n_decay; j++) {
-        const uint32_t i = decay_list[j];
-        bg_bios_tenant *t = &tt[i];
-        const lanes base = lv(&t->res_base);
-        const lanes a = lmin(lmax(lmax(lmul_q16(lv(&t->alloc), alpha), lv(&u[i].usage)), lv(&t->floor)), base);
-        ls(&t->alloc, a);
-        unused = ladd(unused, lsub(base, a));
+#if BG_BIOS_AVX2
+    if (__builtin_cpu_supports("avx2")) {
+        run_passes_avx2(b, u, active);
+        return;
     }
-
-    /* Credit tenants: credit_step (below base earn base - usage, saturating, at most
-     * credit_max; else spend usage - base, floored at 0), then burst_cap's
-     * min(res_burst, res_base + credit). */
-    for (uint32_t j = 0; j < n_credit; j++) {
-        const uint32_t i = credit_list[j];
-        bg_bios_tenant *t = &tt[i];
-        const lanes base = lv(&t->res_base), use = lv(&u[i].usage), cr = lv(&t->credit);
-        const lanes earn = lmin(lv(&t->credit_max), ladd_sat(cr, lsub(base, use)));
-        const lanes spend = lsub0(cr, lsub(use, base));
-        const lanes credit = lsel(llt(use, base), earn, spend);
-        ls(&t->credit, credit);
-        ls(&t->lend, lmin(lv(&t->res_burst), ladd_sat(base, credit)));
-    }
-
-    /* Line 10's weighted throttle term (u32 x u32 products, scalar; see above). */
-    uint64_t adj[BG_COST_DIMS] = {0};
-    for (uint32_t j = 0; j < n_throttle; j++) {
-        const uint32_t i = throttle_list[j];
-        bg_bios_tenant *t = &tt[i];
-        const bg_bios_usage *c = &u[i];
-        for (unsigned d = 0; d < BG_COST_DIMS; d++) {
-            const uint32_t dem = demand(c, d, wt);
-            t->demand.d[d] = dem;
-            adj[d] += dem - c->usage.d[d];
-        }
-    }
-
-    bg_vec un, lo, carry;
-    ls(&un, unused);
-    ls(&lo, p1.den_lo);
-    ls(&carry, p1.den_carry);
-    share_ctx s[BG_COST_DIMS];
-    unsigned any_shift = 0;
-    uint64_t f_max = 0;
-    for (unsigned d = 0; d < BG_COST_DIMS; d++) {
-        share_prepare(&s[d], un.d[d], ((uint64_t)carry.d[d] << 32) + lo.d[d] + adj[d]);
-        any_shift |= s[d].shift;
-        f_max |= s[d].f;
-    }
-
-    /* Lines 9-13, the burst list, and dropping idle tenants at their floor. */
-    const pass2_out o = any_shift                              ? pass2_shifted(b, s, active, unused)
-                        : (f_max >> 32) || !BG_BIOS_SIMD_SHARE ? pass2_scalar(b, s, active, unused)
-                                                               : pass2_simd(b, s, active, unused);
-    b->n_sched = o.keep;
-    ls(&b->dropped_sum, ladd(lv(&b->dropped_sum), o.dropped_add));
-    ls(&b->reserved, ladd(lv(&b->reserve), o.unused));
-    b->window++;
+#endif
+    run_passes(b, u, active);
 }
 
 bg_vec bg_basecbs_share(const bg_vec *total, const uint64_t sum[BG_COST_DIMS], const bg_bios_tenant *t)

@@ -1,11 +1,18 @@
-// THROTTLE_IO (bg::Admission::io, BurstCBS Algorithm 1): the per-I/O admission decision of
-// the schedulers bios, base and wild. Target (DESIGN.md): <= 30 ns per I/O.
+// THROTTLE_IO (BurstCBS Algorithm 1) for the schedulers bios, base and wild, two ways.
+// Target (DESIGN.md): <= 30 ns per I/O.
 //
-// Admission::io is the agent's datapath with costs given (agent.hpp io_costed: segment
-// monitor, two LFSR draws, the scheduler's source, load-balancer dispatch, buffer acquire)
-// plus the immediate completion Admission issues for every admitted I/O (load balancer and
-// buffer release, two histogram records) and the per-tenant totals. That whole call is what
-// a study of admission pays per I/O, so that is what is timed.
+// BM_ThrottleIo times THROTTLE_IO itself, Admission::throttle_io -> Agent::throttle_io: the
+// two LFSR draws, the source (own allocation -> power of two choices among the bursting
+// tenants -> reserved pool -> defer; base and wild: their rules) and its charge (rem, lend or
+// pool, usage, spill; on deferral the throttle counters), plus Admission's per-tenant totals.
+// That is the decision the 30 ns target is about; the test of test_throttle_io.cpp holds it to
+// the same decisions and state as the full path.
+//
+// BM_ThrottleIoAgentPath times Admission::io, the whole per-I/O agent path with costs given
+// (agent.hpp io_costed: segment monitor, the same decision, the egress and buffer checks,
+// load-balancer dispatch, buffer acquire) plus the immediate completion Admission issues for
+// every admitted I/O (load balancer and buffer release, two histogram records). That is what
+// a study of admission through the datapath pays per I/O; the 30 ns target is not its.
 //
 // One iteration = one window of the workload (workload.hpp admission_workload): every I/O
 // of the window is offered in turn, then the firmware window runs with the timing paused
@@ -26,14 +33,28 @@ constexpr unsigned kWindows = 16;
 constexpr unsigned kWarmupWindows = 16;
 constexpr std::uint32_t kIosPerWindow = 16384;
 
-void BM_ThrottleIo(benchmark::State &state, bg::Scheduler scheduler)
+// What one offered I/O runs: the decision alone or the whole agent path (a template
+// argument, so the timed loop holds no branch on it).
+enum class Path { Decision, Agent };
+
+template <Path path>
+bg::Decision offer(bg::Admission &adm, const bg::bench::TenantIo &io)
+{
+    if constexpr (path == Path::Decision)
+        return adm.throttle_io(io.tenant, io.cost);
+    else
+        return adm.io(io.tenant, io.cost);
+}
+
+template <Path path>
+void BM_Admission(benchmark::State &state, bg::Scheduler scheduler)
 {
     const auto n = static_cast<std::uint32_t>(state.range(0));
     const bg::bench::AdmissionWorkload wl = bg::bench::admission_workload(scheduler, n, kIosPerWindow, kWindows);
     bg::Admission adm(wl.cfg);
     for (unsigned k = 0; k < kWarmupWindows; k++) {
         for (const bg::bench::TenantIo &io : wl.windows[k % kWindows])
-            adm.io(io.tenant, io.cost);
+            offer<path>(adm, io);
         adm.window_tick();
     }
 
@@ -42,7 +63,7 @@ void BM_ThrottleIo(benchmark::State &state, bg::Scheduler scheduler)
     for (auto _ : state) {
         const std::vector<bg::bench::TenantIo> &w = wl.windows[k];
         for (const bg::bench::TenantIo &io : w) {
-            bg::Decision d = adm.io(io.tenant, io.cost);
+            bg::Decision d = offer<path>(adm, io);
             benchmark::DoNotOptimize(d);
         }
         ios += w.size();
@@ -71,11 +92,20 @@ void BM_ThrottleIo(benchmark::State &state, bg::Scheduler scheduler)
     state.counters["deferred"] = static_cast<double>(all.deferred) / offered;
 }
 
-#define BG_THROTTLE_IO(name, sched) \
-    BENCHMARK_CAPTURE(BM_ThrottleIo, name, sched)->ArgName("tenants")->Arg(4)->Arg(64)->Arg(1024)
+void BM_ThrottleIo(benchmark::State &state, bg::Scheduler scheduler) { BM_Admission<Path::Decision>(state, scheduler); }
+void BM_ThrottleIoAgentPath(benchmark::State &state, bg::Scheduler scheduler)
+{
+    BM_Admission<Path::Agent>(state, scheduler);
+}
 
-BG_THROTTLE_IO(bios, bg::Scheduler::Bios);
-BG_THROTTLE_IO(base, bg::Scheduler::Base);
-BG_THROTTLE_IO(wild, bg::Scheduler::Wild);
+#define BG_ADMISSION(fn, name, sched) \
+    BENCHMARK_CAPTURE(fn, name, sched)->ArgName("tenants")->Arg(4)->Arg(64)->Arg(1024)
+
+BG_ADMISSION(BM_ThrottleIo, bios, bg::Scheduler::Bios);
+BG_ADMISSION(BM_ThrottleIo, base, bg::Scheduler::Base);
+BG_ADMISSION(BM_ThrottleIo, wild, bg::Scheduler::Wild);
+BG_ADMISSION(BM_ThrottleIoAgentPath, bios, bg::Scheduler::Bios);
+BG_ADMISSION(BM_ThrottleIoAgentPath, base, bg::Scheduler::Base);
+BG_ADMISSION(BM_ThrottleIoAgentPath, wild, bg::Scheduler::Wild);
 
 }  // namespace

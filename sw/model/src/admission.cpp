@@ -93,7 +93,18 @@ Decision Admission::io(std::uint32_t tenant, const bg_vec &cost)
     const IoDecision x = agent_->io_costed(d, cost);
     if (x.admitted())  // = complete(IoCompletion{0, tenant, 0, x.egress, cost.d[BG_DIM_CPU], 0})
         agent_->complete_admitted(x, 0);
+    return count(tenant, x);
+}
 
+Decision Admission::throttle_io(std::uint32_t tenant, const bg_vec &cost)
+{
+    if (tenant >= fw_t_.size())
+        throw std::out_of_range("admission: tenant " + std::to_string(tenant) + " not configured");
+    return count(tenant, agent_->throttle_io(static_cast<std::uint16_t>(tenant), cost, false));
+}
+
+inline Decision Admission::count(std::uint32_t tenant, const IoDecision &x)
+{
     const Decision out{source_of(x.source), x.lender};
     TenantTotals &tot = totals_[tenant];
     tot.offered++;

@@ -90,7 +90,7 @@ void Agent::hal_write(void *ctx, std::uint32_t addr, std::uint32_t value)
 
 std::uint32_t Agent::hal_read(void *ctx, std::uint32_t addr) { return static_cast<const Agent *>(ctx)->read(addr); }
 
-// Inlined into io_costed, its only caller.
+// Inlined into decide, its only caller.
 [[gnu::always_inline]] inline Agent::Plan Agent::plan(std::uint32_t k, const bg_vec &c, bool hot, std::uint32_t r1,
                                                       std::uint32_t r2) const
 {
@@ -141,49 +141,37 @@ IoDecision Agent::io(const IoDesc &d)
     return io_costed(d, c);
 }
 
-IoDecision Agent::io_costed(const IoDesc &d, const bg_vec &cost)
+void Agent::check_offer(std::uint16_t tenant) const
 {
     if (held_)
         throw std::logic_error("agent: descriptor offered while admission is held (between TICK and COMMIT)");
-    if (d.tenant >= p_.tenants)
-        throw std::invalid_argument("agent: tenant " + std::to_string(d.tenant) + " not implemented (" +
+    if (tenant >= p_.tenants)
+        throw std::invalid_argument("agent: tenant " + std::to_string(tenant) + " not implemented (" +
                                     std::to_string(p_.tenants) + " tenants)");
-    if (d.queue >= p_.ingress)
-        throw std::invalid_argument("agent: ingress queue " + std::to_string(d.queue) + " not implemented (" +
-                                    std::to_string(p_.ingress) + " queues)");
+}
 
-    IoDecision out;
-    out.tag = d.tag;
-    out.tenant = d.tenant;
-    out.queue = d.queue;
-    out.cost = cost;
-    const bg_vec &c = out.cost;
-    const auto seg_mask = static_cast<std::uint16_t>((1u << p_.segment_bits) - 1u);
-    out.hot = segmon_.on_io(static_cast<std::uint16_t>(d.segment & seg_mask));
-    const std::uint32_t r1 = LoadBalancer::lfsr_draw(&lfsr_);
-    const std::uint32_t r2 = LoadBalancer::lfsr_draw(&lfsr_);
-    active_[d.tenant >> 5] |= 1u << (d.tenant & 31u);
+// THROTTLE_IO's decision for one offered I/O: the draws, the active bit, the source; a
+// deferral is counted here. Inlined into io_costed and throttle_io.
+[[gnu::always_inline]] inline Agent::Plan Agent::decide(std::uint16_t k, const bg_vec &c, bool hot)
+{
+    const std::uint32_t r1 = leap_->draw(&lfsr_);
+    const std::uint32_t r2 = leap_->draw(&lfsr_);
+    active_[k >> 5] |= 1u << (k & 31u);
     ios_++;
-
-    Tenant &t = t_[d.tenant];
-    const Plan pl = plan(d.tenant, c, out.hot, r1, r2);
+    const Plan pl = plan(k, c, hot, r1, r2);
     if (pl.source == BG_SRC_DEFER) {
-        out.source = BG_SRC_DEFER;
+        Tenant &t = t_[k];
         t.throttle_n++;
         bg_vec_add_sat(&t.throttle, &c);
         deferred_++;
-        return out;
     }
-    if (lb_.eligible(d.queue) == 0) {
-        out.source = BG_SRC_DEFER_EGRESS;
-        deferred_egress_++;
-        return out;
-    }
-    if (!bpool_.can_acquire(d.queue)) {
-        out.source = BG_SRC_DEFER_BUFFER;
-        deferred_buffer_++;
-        return out;
-    }
+    return pl;
+}
+
+// The charge of an admitted source (pl.source < BG_SRC_DEFER).
+[[gnu::always_inline]] inline void Agent::charge(std::uint16_t k, const Plan &pl, const bg_vec &c)
+{
+    Tenant &t = t_[k];
     switch (pl.source) {
     case BG_SRC_OWN:
         if (scheduler_ == BG_SCHED_DUALBUCKET) {
@@ -205,12 +193,62 @@ IoDecision Agent::io_costed(const IoDesc &d, const bg_vec &cost)
         t.spill_n++;
         break;
     }
+    bg_vec_add_sat(&t.usage, &c);
+}
+
+IoDecision Agent::io_costed(const IoDesc &d, const bg_vec &cost)
+{
+    if (held_ || d.tenant >= p_.tenants)  // the throw is out of line
+        check_offer(d.tenant);
+    if (d.queue >= p_.ingress)
+        throw std::invalid_argument("agent: ingress queue " + std::to_string(d.queue) + " not implemented (" +
+                                    std::to_string(p_.ingress) + " queues)");
+
+    IoDecision out;
+    out.tag = d.tag;
+    out.tenant = d.tenant;
+    out.queue = d.queue;
+    out.cost = cost;
+    const bg_vec &c = out.cost;
+    const auto seg_mask = static_cast<std::uint16_t>((1u << p_.segment_bits) - 1u);
+    out.hot = segmon_.on_io(static_cast<std::uint16_t>(d.segment & seg_mask));
+    const Plan pl = decide(d.tenant, c, out.hot);
+    if (pl.source == BG_SRC_DEFER) {
+        out.source = BG_SRC_DEFER;
+        return out;
+    }
+    if (lb_.eligible(d.queue) == 0) {
+        out.source = BG_SRC_DEFER_EGRESS;
+        deferred_egress_++;
+        return out;
+    }
+    if (!bpool_.can_acquire(d.queue)) {
+        out.source = BG_SRC_DEFER_BUFFER;
+        deferred_buffer_++;
+        return out;
+    }
+    charge(d.tenant, pl, c);
     out.source = pl.source;
     out.lender = pl.lender;
     const LbDecision lbd = lb_.dispatch(d.queue, c.d[BG_DIM_CPU]);  // eligible above: never stalls
     out.egress = lbd.egress;
     out.prefill = bpool_.acquire(d.queue) == Acquire::kBorrowed;
-    bg_vec_add_sat(&t.usage, &c);
+    return out;
+}
+
+IoDecision Agent::throttle_io(std::uint16_t tenant, const bg_vec &cost, bool hot)
+{
+    if (held_ || tenant >= p_.tenants)
+        check_offer(tenant);
+    IoDecision out;
+    out.tenant = tenant;
+    out.cost = cost;
+    out.hot = hot;
+    const Plan pl = decide(tenant, out.cost, hot);
+    out.source = pl.source;
+    out.lender = pl.lender;
+    if (pl.source != BG_SRC_DEFER)
+        charge(tenant, pl, out.cost);
     return out;
 }
 

@@ -27,7 +27,7 @@ void check_policy(LbPolicy policy)
 }  // namespace
 
 // lfsr_draw's tables: the 32-step leap of every value of each state byte.
-LoadBalancer::LfsrLeapTables::LfsrLeapTables()
+LoadBalancer::LfsrLeap::LfsrLeap()
 {
     for (unsigned b = 0; b < 4; b++) {
         for (unsigned v = 0; v < 256; v++) {
@@ -37,6 +37,12 @@ LoadBalancer::LfsrLeapTables::LfsrLeapTables()
             t[b][v] = st;
         }
     }
+}
+
+const LoadBalancer::LfsrLeap* LoadBalancer::lfsr_leap()
+{
+    static const LfsrLeap leap;
+    return &leap;
 }
 
 LoadBalancer::LoadBalancer(const LbConfig& cfg) : cfg_(cfg)
@@ -166,8 +172,8 @@ unsigned LoadBalancer::pick_p2c(std::uint16_t elig)
 {
     // Two draws every non-stalled decision, whatever the set size, so the LFSR position
     // depends only on the count of decisions made under this policy.
-    const std::uint32_t r1 = lfsr_draw(&lfsr_);
-    const std::uint32_t r2 = lfsr_draw(&lfsr_);
+    const std::uint32_t r1 = leap_->draw(&lfsr_);
+    const std::uint32_t r2 = leap_->draw(&lfsr_);
     const unsigned k = static_cast<unsigned>(std::popcount(elig));
     const unsigned i1 = scale_draw(r1, k);
     unsigned i2 = i1;

@@ -72,6 +72,13 @@ public:
 
     // THROTTLE_IO. Throws std::out_of_range for a tenant id outside the configuration.
     Decision io(std::uint32_t tenant, const bg_vec &cost);
+    // THROTTLE_IO's decision alone (Agent::throttle_io: LFSR draws, source, charge) plus the
+    // per-tenant totals, without the dispatch, buffer and immediate completion io() adds.
+    // Here the egress queue and buffers never fill and every I/O goes to segment 0 with the
+    // monitor at its reset threshold (never hot), so the decision and the admission state
+    // (grants, lendable, pool, usage, throttle, spill) are io()'s; the load balancer's and
+    // buffer pool's counters and the latency histograms are not touched.
+    Decision throttle_io(std::uint32_t tenant, const bg_vec &cost);
     void window_tick();
 
     std::uint32_t tenants() const { return static_cast<std::uint32_t>(fw_t_.size()); }
@@ -94,6 +101,7 @@ public:
 
 private:
     bg_vec tenant_vec(std::uint32_t first, std::uint32_t t) const;
+    Decision count(std::uint32_t tenant, const IoDecision &x);
 
     AdmissionConfig cfg_;
     std::unique_ptr<Agent> agent_;

@@ -126,6 +126,16 @@ public:
     // The same after the COST stage: the descriptor arrives with its cost vector (the gateware's
     // admission block input). Admission-only studies feed costs directly.
     IoDecision io_costed(const IoDesc &d, const bg_vec &cost);
+    // THROTTLE_IO alone (BurstCBS Algorithm 1): what io_costed does for a descriptor of
+    // `tenant` whose segment-monitor verdict is `hot`, minus the segment monitor, the load
+    // balancer and the buffer pool -- the two LFSR draws, the active bit and IOS count, the
+    // scheduler's source and its charge (rem, lend or pool; usage, spill_n), or on deferral
+    // throttle_n, throttle and DEFERRED. io_costed runs the same two steps (decide, charge)
+    // around its egress and buffer checks, so where those never defer, both make the same
+    // decision and state change (tests/cpp/test_throttle_io.cpp). For benchmarks and
+    // admission studies; egress and lender are 0, prefill false. Throws as io_costed does
+    // for a tenant out of range or while admission is held.
+    IoDecision throttle_io(std::uint16_t tenant, const bg_vec &cost, bool hot);
     void complete(const IoCompletion &c);
     // complete() of the I/O io_costed() admitted as `x` just before, with no other event in
     // between (Admission completes every admitted I/O at once). Such a completion passes
@@ -154,6 +164,9 @@ private:
     };
 
     Plan plan(std::uint32_t k, const bg_vec &c, bool hot, std::uint32_t r1, std::uint32_t r2) const;
+    void check_offer(std::uint16_t tenant) const;
+    Plan decide(std::uint16_t k, const bg_vec &c, bool hot);
+    void charge(std::uint16_t k, const Plan &pl, const bg_vec &c);
     void commit_window();
     void rebuild_buffers();
     std::uint32_t *tenant_vec(std::uint32_t block_off, std::uint32_t index);
@@ -178,6 +191,7 @@ private:
     std::uint32_t scheduler_ = BG_SCHED_BIOS;
     std::uint32_t burst_n_ = 0;
     std::uint32_t lfsr_;
+    const LoadBalancer::LfsrLeap *leap_ = LoadBalancer::lfsr_leap();
     bool pool_drawn_ = false;
     bool held_ = false;
     std::uint64_t window_ = 0;

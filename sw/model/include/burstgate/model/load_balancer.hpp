@@ -122,19 +122,22 @@ public:
     // The leap is linear over GF(2): the XOR of the leaps of each state byte, from tables
     // built once by stepping bg_lfsr_next itself (load_balancer.cpp), so no second LFSR
     // definition exists. Inline: the agent draws twice per descriptor.
-    static std::uint32_t lfsr_draw(std::uint32_t* state)
-    {
-        static const LfsrLeapTables lt;
-        const std::uint32_t s = *state;
-        *state = lt.t[0][s & 0xFFu] ^ lt.t[1][(s >> 8) & 0xFFu] ^ lt.t[2][(s >> 16) & 0xFFu] ^ lt.t[3][s >> 24];
-        return *state;
-    }
-
-private:
-    struct LfsrLeapTables {
-        LfsrLeapTables();
+    struct LfsrLeap {
+        LfsrLeap();
+        std::uint32_t draw(std::uint32_t* state) const
+        {
+            const std::uint32_t s = *state;
+            *state = t[0][s & 0xFFu] ^ t[1][(s >> 8) & 0xFFu] ^ t[2][(s >> 16) & 0xFFu] ^ t[3][s >> 24];
+            return *state;
+        }
         std::uint32_t t[4][256];
     };
+    // The tables, built on first use. The per-I/O callers (this class, the agent) keep the
+    // returned pointer from their constructor, so the draw itself passes no static-init guard.
+    static const LfsrLeap* lfsr_leap();
+    static std::uint32_t lfsr_draw(std::uint32_t* state) { return lfsr_leap()->draw(state); }
+
+private:
     unsigned pick_static(std::uint16_t elig) const;
     unsigned pick_rr(unsigned ingress, std::uint16_t elig) const;
     unsigned pick_jsq(std::uint16_t elig) const;
@@ -145,6 +148,7 @@ private:
     void check_egress(unsigned egress) const;
 
     LbConfig cfg_;
+    const LfsrLeap* leap_ = lfsr_leap();
     std::uint16_t width_mask_;
     std::uint32_t lfsr_;
     std::uint16_t not_full_;  // egress queues below depth: the eligibility vector's source
