@@ -3,6 +3,7 @@
 // host update their state from what was sampled -- the order a real AXI slave sees.
 #include "burstgate/sim/kernel_sim.hpp"
 
+#include <bit>
 #include <cstring>
 #include <stdexcept>
 
@@ -15,6 +16,8 @@ namespace bg::sim {
 namespace {
 constexpr unsigned beat_bytes = 16;  // m_axi_gmem data width: 128 bits
 constexpr std::uint64_t access_limit = 1000;  // cycles an AXI4-Lite access may take
+// AXI data is little-endian; the memory copies whole words in the host's order.
+static_assert(std::endian::native == std::endian::little);
 }  // namespace
 
 KernelSim::KernelSim(std::size_t memory_bytes, unsigned read_latency, const std::string &trace)
@@ -93,22 +96,34 @@ void KernelSim::tick()
     lite_.b = t.s_axi_control_bvalid;
     lite_.r = t.s_axi_control_rvalid;
     lite_.rdata = t.s_axi_control_rdata;
+    // The bursts are built only on a handshake: this loop is the simulator's inner loop.
     const bool ar = t.m_axi_gmem_arvalid && t.m_axi_gmem_arready;
-    const Burst ar_burst{t.m_axi_gmem_araddr, t.m_axi_gmem_arlen + 1u, t.m_axi_gmem_arid, cycle_ + 1 + read_latency_};
+    Burst ar_burst{};
+    if (ar)
+        ar_burst = Burst{t.m_axi_gmem_araddr, t.m_axi_gmem_arlen + 1u, t.m_axi_gmem_arid, cycle_ + 1 + read_latency_};
     const bool aw = t.m_axi_gmem_awvalid && t.m_axi_gmem_awready;
-    const Burst aw_burst{t.m_axi_gmem_awaddr, t.m_axi_gmem_awlen + 1u, t.m_axi_gmem_awid, 0};
+    Burst aw_burst{};
+    if (aw)
+        aw_burst = Burst{t.m_axi_gmem_awaddr, t.m_axi_gmem_awlen + 1u, t.m_axi_gmem_awid, 0};
     const bool r = rvalid && t.m_axi_gmem_rready;
     const bool b = t.m_axi_gmem_bvalid && t.m_axi_gmem_bready;
     const bool w = t.m_axi_gmem_wvalid && t.m_axi_gmem_wready;
     if (w) {
         const Burst &wb = writes_.front();
         const std::uint64_t addr = wb.addr + std::uint64_t{write_beat_} * beat_bytes;
-        if (in_range(addr, beat_bytes)) {
+        if (!in_range(addr, beat_bytes)) {
+            write_error_ = true;
+        } else if (t.m_axi_gmem_wstrb == (1u << beat_bytes) - 1) {
+            // The common case (ring records are whole beats): four words at once, in the
+            // host's byte order like the read path above (static_assert: little-endian).
+            for (unsigned i = 0; i < beat_bytes / 4; i++) {
+                const std::uint32_t word = t.m_axi_gmem_wdata[i];
+                std::memcpy(&mem_[addr + 4 * i], &word, 4);
+            }
+        } else {
             for (unsigned i = 0; i < beat_bytes; i++)
                 if (t.m_axi_gmem_wstrb >> i & 1)
                     mem_[addr + i] = static_cast<std::uint8_t>(t.m_axi_gmem_wdata[i / 4] >> (8 * (i % 4)));
-        } else {
-            write_error_ = true;
         }
     }
     const bool wlast = w && t.m_axi_gmem_wlast;
