@@ -134,7 +134,7 @@ synth-full: $(ENV_MK) ## make synth plus the core at 1024 tenants / 16 queues / 
 	$(PY) scripts/synth.py --out $(BUILD)/synth --full
 
 .PHONY: pnr-ecp5
-pnr-ecp5: $(ENV_MK) ## nextpnr-ecp5 Fmax (build/pnr/*.json) and the ULX3S-85F self-test bitstream
+pnr-ecp5: $(ENV_MK) ## nextpnr-ecp5 Fmax (build/pnr/*.json) and the ULX3S-85F self-test bitstream (slow: about an hour)
 	$(PY) scripts/pnr_ecp5.py --out $(BUILD)/pnr
 
 # Fails on any Python warning while elaborating (e.g. an elaboratable never used) and on any

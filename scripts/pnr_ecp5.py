@@ -66,14 +66,25 @@ def pnr(job, out, freq, seed):
         top, params = parse_job(job)
         read = f"read_rtlil {write_rtlil(out / 'rtl' / name, top, params).relative_to(out)}"
     netlist = f"{name}.netlist.json"
-    # -noabc9: abc9 does not run in the WebAssembly yosys (YoWASP/yosys#29), as in synth.py.
-    script = f"{read}; synth_ecp5 -noabc9 -top {top} -json {netlist}"
+    # The pinned yosys (0.70) runs synth_ecp5 as synth_lattice, which always maps LUTs with
+    # abc9 (it accepts -noabc9 and ignores it); abc9 aborts on the load balancer
+    # (`count_id(wire->name) == 0` in ABC9_OPS -reintegrate). The LUT mapping step is spelled
+    # out with classic abc instead, as synth.py does for synth_xilinx.
+    script = "; ".join([
+        read,
+        f"synth_ecp5 -top {top} -run :map_luts",
+        "techmap -map +/lattice/latches_map.v",
+        "abc -dress -lut 4:7",
+        "clean",
+        f"synth_ecp5 -top {top} -run map_cells: -json {netlist}",
+    ])
     times = {"yosys_s": _run([_tool("yosys"), "-q", "-p", script], out / f"{name}.yosys.log")}
     report = f"{name}.report.json"
     argv = [_tool("nextpnr-ecp5"), *DEVICE, "--json", netlist, "--report", report,
             "--freq", str(freq), "--seed", str(seed), "--timing-allow-fail",
             # router1, nextpnr's default, had not routed the board top after 20 minutes
-            # (minutes per 1000 arcs at the end); router2 is its negotiated-congestion router.
+            # (minutes per 1000 arcs at the end); router2, the negotiated-congestion router,
+            # routed it in 50 iterations and 328 s (docs/results.md, ECP5-85F).
             "--router", "router2"]
     if board:
         config = f"{name}.config"
