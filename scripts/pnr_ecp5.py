@@ -12,7 +12,11 @@ also gets a bitstream (``ulx3s.bit``; flash with ``openFPGALoader -b ulx3s``).
 Writes, per job, ``<job>.yosys.log``, ``<job>.nextpnr.log``, nextpnr's ``<job>.report.json``
 and ``<job>.json``: ``fmax_mhz`` per clock (nextpnr's achieved Fmax), the target, the
 utilization of the device and the run times; and ``fmax.json`` over every ``<job>.json``.
-The exit status is 1 if a job misses its target (``--freq``, default 100 MHz).
+
+Two kinds of target. An out-of-context job's is ``--freq`` (default 100 MHz, issue 7's goal):
+a miss is printed and recorded (``met: false``) but is not an error. The board top's is its
+own clock, which nextpnr derives from the LPF and the PLL's divisors: a miss there means the
+bitstream would fail on the board, so the exit status is 1.
 """
 
 import argparse
@@ -96,13 +100,23 @@ def pnr(job, out, freq, seed):
         times["ecppack_s"] = _run([_tool("ecppack"), "--compress", config, f"{name}.bit"],
                                   out / f"{name}.ecppack.log")
     rep = json.loads((out / report).read_text())
-    fmax = {clk: round(v["achieved"], 2) for clk, v in rep.get("fmax", {}).items()}
-    if not fmax:
+    if not rep.get("fmax"):
         sys.exit(f"pnr: {report}: no clock with a timing result")
     util = {cell: u for cell, u in rep.get("utilization", {}).items() if u.get("used")}
-    return {"job": job, "top": top, "device": "LFE5U-85F-CABGA381", "target_mhz": freq, "seed": seed,
-            "fmax_mhz": fmax, "utilization": util, "bitstream": f"{name}.bit" if board else None,
-            **times}
+    return {"job": job, "top": top, "device": "LFE5U-85F-CABGA381", "seed": seed,
+            **verdict(rep["fmax"], freq, board=board), "utilization": util,
+            "bitstream": f"{name}.bit" if board else None, **times}
+
+
+def verdict(fmax, freq, *, board):
+    """``fmax_mhz``, ``target_mhz`` and ``met`` per clock from nextpnr's report ``fmax``
+    (``{clock: {"achieved": MHz, "constraint": MHz}}``). A board's target is the constraint
+    nextpnr derived for the clock (the frequency it will run at); an out-of-context job's is
+    ``freq``."""
+    got = {clk: round(v["achieved"], 2) for clk, v in fmax.items()}
+    target = {clk: round(float(v["constraint"]), 2) if board else freq for clk, v in fmax.items()}
+    return {"fmax_mhz": got, "target_mhz": target,
+            "met": {clk: got[clk] >= target[clk] for clk in got}}
 
 
 def main(argv=None):
@@ -120,23 +134,31 @@ def main(argv=None):
             except ValueError as exc:
                 parser.error(str(exc))
     args.out.mkdir(parents=True, exist_ok=True)
-    missed = []
+    missed, goals = [], []
     for job in jobs:
-        print(f"pnr: {job} (nextpnr-ecp5 --85k, target {args.freq:g} MHz) ...", flush=True)
+        target = "the board's PLL clock" if job == "ulx3s" else f"{args.freq:g} MHz"
+        print(f"pnr: {job} (nextpnr-ecp5 --85k, target {target}) ...", flush=True)
         r = pnr(job, args.out, args.freq, args.seed)
         (args.out / f"{job.replace('@', '-')}.json").write_text(json.dumps(r, indent=2, sort_keys=True) + "\n")
         print(f"pnr: {job}: " + ", ".join(f"{c} {f:g} MHz" for c, f in r["fmax_mhz"].items())
               + f" (yosys {r['yosys_s']} s, nextpnr {r['nextpnr_s']} s)", flush=True)
-        missed += [f"pnr: {job}: clock {c}: {f:g} MHz is below the {args.freq:g} MHz target"
-                   for c, f in r["fmax_mhz"].items() if f < args.freq]
+        for c, ok in r["met"].items():
+            if not ok:
+                line = f"pnr: {job}: clock {c}: {r['fmax_mhz'][c]:g} MHz, below {r['target_mhz'][c]:g} MHz"
+                if job == "ulx3s":
+                    missed.append(line + ", the clock the bitstream runs at: it would fail on the board")
+                else:
+                    goals.append(line + " (MISS against the --freq goal)")
     results = {}
     for path in sorted(args.out.glob("*.json")):
         if path.name.endswith((".report.json", ".netlist.json")) or path.name == "fmax.json":
             continue
         r = json.loads(path.read_text())
-        results[r["job"]] = {k: r[k] for k in ("fmax_mhz", "target_mhz", "yosys_s", "nextpnr_s")}
+        results[r["job"]] = {k: r.get(k) for k in ("fmax_mhz", "target_mhz", "met", "yosys_s", "nextpnr_s")}
     (args.out / "fmax.json").write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
     print(f"pnr: wrote {args.out / 'fmax.json'}")
+    for line in goals:
+        print(line)
     for line in missed:
         print(line, file=sys.stderr)
     return 1 if missed else 0

@@ -5,7 +5,7 @@ The rule is the one of ``sw/model/include/burstgate/model/buffer_pool.hpp``, whi
 and cocotb testbenches compare against decision by decision.
 """
 
-from amaranth import Module, Mux, Signal, unsigned
+from amaranth import Cat, Module, Mux, Signal, unsigned
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -180,8 +180,6 @@ class BufferPool(wiring.Component):
             self.stall.eq(self.i.valid & blocked & ~self.rebuild),
         ]
         accept = self.i.valid & self.i.ready
-        borrow = Signal()
-        m.d.comb += borrow.eq(accept & need)
 
         with m.If(advance):
             m.d.sync += self.o.valid.eq(accept)
@@ -194,58 +192,68 @@ class BufferPool(wiring.Component):
 
         rel = self.release
         m.d.comb += rel.ready.eq(1)
-        released = Signal()        # a release that returns its buffer on the spot
-        given_back = []            # per queue: extra buffers going back at this tick
+        # Each queue's next state is formed for both outcomes of this cycle's acquire (taken
+        # or not) from the state and the release alone: ``accept`` follows the admission
+        # decision of the same cycle, so on the ECP5 it only selects at the end.
+        ret = [[], []]             # per outcome, per queue: a release returns its buffer on the spot
+        back = [[], []]            # per outcome, per queue: extra buffers going back at this tick
         for q in range(nq):
-            acq_q = accept & (self.i.payload.queue == q)
+            acq_q = Signal(name=f"acq{q}")
+            m.d.comb += acq_q.eq(accept & (self.i.payload.queue == q))
             rel_q = rel.valid & (rel.payload.queue == q)
-            # acquire
-            inflight1 = Signal(_COUNT, name=f"inflight1_{q}")
-            extra1 = Signal(_COUNT, name=f"extra1_{q}")
-            peak1 = Signal(_COUNT, name=f"peak1_{q}")
-            m.d.comb += [
-                inflight1.eq(self.inflight[q] + acq_q),
-                extra1.eq(self.extra[q] + (acq_q & need)),
-                peak1.eq(Mux(inflight1 > self.peak[q], inflight1, self.peak[q])),
-            ]
-            # release
-            ok_rel = Signal(name=f"ok_rel{q}")
-            ret = Signal(name=f"ret{q}")
-            inflight2 = Signal(_COUNT, name=f"inflight2_{q}")
-            extra2 = Signal(_COUNT, name=f"extra2_{q}")
-            m.d.comb += [
-                ok_rel.eq(rel_q & (inflight1 != 0)),
-                ret.eq(ok_rel & (self.quiet_windows == 0) & (extra1 != 0)),
-                inflight2.eq(inflight1 - ok_rel),
-                extra2.eq(extra1 - ret),
-            ]
-            with m.If(rel_q & (inflight1 == 0)):
-                m.d.sync += self.underflow.eq(1)
-            with m.If(ret):
-                m.d.comb += released.eq(1)
-            # tick
-            back = Signal(_COUNT, name=f"back{q}")
-            quiet_next = Signal(_QUIET + 1, name=f"quiet_next{q}")
-            m.d.comb += quiet_next.eq(self.quiet[q] + 1)
-            with m.If(self.tick):
-                m.d.sync += self.peak[q].eq(inflight2)
-                with m.If((self.quiet_windows != 0) & (extra2 != 0) & (peak1 <= self.dedicated[q])):
-                    with m.If(quiet_next >= self.quiet_windows):
-                        m.d.comb += back.eq(extra2)
-                        m.d.sync += self.quiet[q].eq(0)
+            nxt = {k: [] for k in ("inflight", "extra", "peak", "quiet", "underflow")}
+            for h in (0, 1):
+                # acquire
+                inflight1 = Signal(_COUNT, name=f"inflight1_{q}_{h}")
+                extra1 = Signal(_COUNT, name=f"extra1_{q}_{h}")
+                peak1 = Signal(_COUNT, name=f"peak1_{q}_{h}")
+                m.d.comb += [
+                    inflight1.eq(self.inflight[q] + h),
+                    extra1.eq(self.extra[q] + need if h else self.extra[q]),
+                    peak1.eq(Mux(inflight1 > self.peak[q], inflight1, self.peak[q])),
+                ]
+                # release
+                ok_rel = Signal(name=f"ok_rel{q}_{h}")
+                ret_h = Signal(name=f"ret{q}_{h}")
+                inflight2 = Signal(_COUNT, name=f"inflight2_{q}_{h}")
+                extra2 = Signal(_COUNT, name=f"extra2_{q}_{h}")
+                m.d.comb += [
+                    ok_rel.eq(rel_q & (inflight1 != 0)),
+                    ret_h.eq(ok_rel & (self.quiet_windows == 0) & (extra1 != 0)),
+                    inflight2.eq(inflight1 - ok_rel),
+                    extra2.eq(extra1 - ret_h),
+                ]
+                # tick
+                back_h = Signal(_COUNT, name=f"back{q}_{h}")
+                quiet_h = Signal(_QUIET, name=f"quiet_next{q}_{h}")
+                quiet_next = Signal(_QUIET + 1, name=f"quiet_inc{q}_{h}")
+                m.d.comb += [quiet_next.eq(self.quiet[q] + 1), quiet_h.eq(self.quiet[q])]
+                with m.If(self.tick):
+                    with m.If((self.quiet_windows != 0) & (extra2 != 0) & (peak1 <= self.dedicated[q])):
+                        with m.If(quiet_next >= self.quiet_windows):
+                            m.d.comb += [back_h.eq(extra2), quiet_h.eq(0)]
+                        with m.Else():
+                            m.d.comb += quiet_h.eq(quiet_next)
                     with m.Else():
-                        m.d.sync += self.quiet[q].eq(quiet_next)
-                with m.Else():
-                    m.d.sync += self.quiet[q].eq(0)
-            with m.Else():
-                m.d.sync += self.peak[q].eq(peak1)
-            given_back.append(back)
-            m.d.sync += [self.inflight[q].eq(inflight2), self.extra[q].eq(extra2 - back)]
-
-        # A tick can return every queue's extra buffers at once: an adder tree over the queues.
-        returned = sum(given_back, start=released)
-        m.d.sync += held_total.eq(held_total + borrow - returned)
-
+                        m.d.comb += quiet_h.eq(0)
+                nxt["inflight"].append(inflight2)
+                nxt["extra"].append(extra2 - back_h)
+                nxt["peak"].append(Mux(self.tick, inflight2, peak1))
+                nxt["quiet"].append(quiet_h)
+                nxt["underflow"].append(rel_q & (inflight1 == 0))
+                ret[h].append(ret_h)
+                back[h].append(back_h)
+            with m.If(Mux(acq_q, nxt["underflow"][1], nxt["underflow"][0])):
+                m.d.sync += self.underflow.eq(1)
+            m.d.sync += [getattr(self, k)[q].eq(Mux(acq_q, v[1], v[0]))
+                         for k, v in nxt.items() if k != "underflow"]
+        # A tick can return every queue's extra buffers at once: an adder tree over the queues,
+        # once for no acquire and once for an acquire on the requested queue.
+        mine = [self.i.payload.queue == q for q in range(nq)]
+        returned = [sum(back[0], start=Cat(*ret[0]).any()),
+                    sum((Mux(mine[q], back[1][q], back[0][q]) for q in range(nq)),
+                        start=Cat(*(Mux(mine[q], ret[1][q], ret[0][q]) for q in range(nq))).any())]
+        m.d.sync += held_total.eq(Mux(accept, held_total + need - returned[1], held_total - returned[0]))
         with m.If(self.rebuild):
             m.d.sync += [held_total.eq(0), self.underflow.eq(0)]
             for q in range(nq):

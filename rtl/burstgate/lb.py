@@ -4,7 +4,7 @@ The rules are those of ``sw/model/include/burstgate/model/load_balancer.hpp``, w
 and cocotb testbenches compare against decision by decision.
 """
 
-from amaranth import Cat, Module, Mux, Signal, unsigned
+from amaranth import Array, Cat, Const, Module, Mux, Signal, unsigned
 from amaranth.lib import data, enum, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -50,6 +50,29 @@ LbCompletion = data.StructLayout({
     "egress": unsigned(_QUEUE),
     "cpu_ns": unsigned(32),
 })
+
+
+def _scaled_draws(m, r, count, name):
+    """``(r * j) >> 32`` for ``j`` in ``0..count - 1``.
+
+    Each multiple is built from a smaller one: an even ``j`` is a shift of ``j / 2``'s, an odd
+    one one adder away (``2**n - 1`` as ``(r << n) - r``), so ``count`` values take about
+    ``count / 2`` adders, none deeper than two.
+    """
+    multiple = {0: Const(0, 1), 1: r}
+    for j in range(2, count):
+        if j % 2 == 0:
+            multiple[j] = multiple[j // 2] << 1
+        elif (j + 1) & j == 0:
+            multiple[j] = ((r << (j + 1).bit_length() - 1) - r).as_unsigned()
+        else:
+            multiple[j] = multiple[j - 1] + r
+    values = []
+    for j in range(count):
+        v = Signal(_QUEUE, name=f"{name}_x{j}")
+        m.d.comb += v.eq(multiple[j] >> 32)
+        values.append(v)
+    return values
 
 
 def _lowest(vec, width):
@@ -245,12 +268,15 @@ class LoadBalancer(wiring.Component):
         k = Signal(_QUEUE + 1)
         k_other = Signal(_QUEUE + 1)
         m.d.comb += [k.eq(sum(elig[e] for e in range(ne))), k_other.eq(k - 1)]
+        # (r * k) >> 32 for every count k the set can have, from the LFSR state alone, so the
+        # eligible count (late: it follows this cycle's counters) only selects one; as one
+        # multiplier it was on the ECP5 critical path behind the count.
         i1 = Signal(_QUEUE)
         i2_raw = Signal(_QUEUE)
         i2 = Signal(_QUEUE)
         m.d.comb += [
-            i1.eq((r1 * k) >> 32),
-            i2_raw.eq((r2 * k_other) >> 32),
+            i1.eq(Array(_scaled_draws(m, r1, ne + 1, "p2c_first"))[k]),
+            i2_raw.eq(Array(_scaled_draws(m, r2, ne, "p2c_second"))[k_other]),
             i2.eq(Mux(k >= 2, Mux(i2_raw >= i1, i2_raw + 1, i2_raw), i1)),
         ]
         e1 = self._nth_set_bit(m, "p2c_first", elig, i1)
@@ -303,19 +329,29 @@ class LoadBalancer(wiring.Component):
         done = self.complete
         m.d.comb += done.ready.eq(1)
         done_charge = _clamp(done.payload.cpu_ns)
+        # Both outcomes of the decision (this egress picked or not) are computed from the
+        # counters and the completion alone; the pick, the end of the longest path, only
+        # chooses between them.
         for e in range(ne):
-            hit = accept & (pick == e)
-            ios1 = Signal(_DEPTH + 1, name=f"ios1_{e}")
-            ns1 = Signal(_NS, name=f"ns1_{e}")
-            m.d.comb += [ios1.eq(self.out_ios[e] + hit), ns1.eq(self.out_ns[e] + Mux(hit, charge, 0))]
-            take = Signal(name=f"complete{e}")
-            bad = done.valid & (done.payload.egress == e) & ((ios1 == 0) | (ns1 < done_charge))
-            m.d.comb += take.eq(done.valid & (done.payload.egress == e) & ~bad)
-            with m.If(bad):
+            hit = Signal(name=f"hit{e}")
+            m.d.comb += hit.eq(accept & (pick == e))
+            mine = done.valid & (done.payload.egress == e)
+            nxt_ios, nxt_ns, bad = [], [], []
+            for h in (0, 1):
+                ios1 = Signal(_DEPTH + 1, name=f"ios1_{e}_{h}")
+                ns1 = Signal(_NS, name=f"ns1_{e}_{h}")
+                m.d.comb += [ios1.eq(self.out_ios[e] + h), ns1.eq(self.out_ns[e] + charge if h else self.out_ns[e])]
+                bad_h = Signal(name=f"underflow{e}_{h}")
+                m.d.comb += bad_h.eq(mine & ((ios1 == 0) | (ns1 < done_charge)))
+                take = mine & ~bad_h
+                nxt_ios.append(ios1 - take)
+                nxt_ns.append(ns1 - Mux(take, done_charge, 0))
+                bad.append(bad_h)
+            with m.If(Mux(hit, bad[1], bad[0])):
                 m.d.sync += self.underflow.eq(1)
             m.d.sync += [
-                self.out_ios[e].eq(ios1 - take),
-                self.out_ns[e].eq(ns1 - Mux(take, done_charge, 0)),
+                self.out_ios[e].eq(Mux(hit, nxt_ios[1], nxt_ios[0])),
+                self.out_ns[e].eq(Mux(hit, nxt_ns[1], nxt_ns[0])),
             ]
         with m.If(done.valid & (done.payload.egress >= ne)):
             m.d.sync += self.underflow.eq(1)

@@ -154,28 +154,47 @@ class SegmentMonitor(wiring.Component):
 
         # Cycle 1: forward, then update.
         s1_addr = s1_io.segment[:addr_bits]
+        # Which forward applies, compared a cycle early (s2_valid & s2_addr == s1_addr, and
+        # s3's): the stages move only together, so the compare of the addresses they will
+        # hold after an advance stays true until the next one.
+        s1_hit2 = Signal()
+        s1_hit3 = Signal()
+        i_addr = self.i.payload.segment[:addr_bits]
+        with m.If(advance):
+            m.d.sync += [
+                s1_hit2.eq(s1_valid & (s1_addr == i_addr)),
+                s1_hit3.eq(Mux(s2_valid, s2_addr == i_addr, s3_valid & (s3_addr == i_addr))),
+            ]
         old = Signal(SegmentEntry)
-        with m.If(s2_valid & (s2_addr == s1_addr)):
+        with m.If(s1_hit2):
             m.d.comb += old.eq(s2_entry)
-        with m.Elif(s3_valid & (s3_addr == s1_addr)):
+        with m.Elif(s1_hit3):
             m.d.comb += old.eq(s3_entry)
         with m.Else():
             m.d.comb += old.eq(rp.data)
 
         elapsed = Signal(_STAMP_BITS)
+        same = Signal()
+        decayed = Signal()      # the hold outlasts the intervals elapsed
         rolled_hold = Signal(_HOLD_BITS)
         rolled_count = Signal(_COUNT_BITS)
         new = Signal(SegmentEntry)
-        m.d.comb += elapsed.eq(s1_t - old.stamp)
-        with m.If(old.stamp == s1_t):
+        m.d.comb += [elapsed.eq(s1_t - old.stamp), same.eq(old.stamp == s1_t), decayed.eq(old.hold > elapsed)]
+        with m.If(same):
             m.d.comb += [rolled_hold.eq(old.hold), rolled_count.eq(old.count)]
         with m.Else():
-            m.d.comb += rolled_hold.eq(Mux(old.hold > elapsed, old.hold - elapsed, 0))
-        count = Mux(rolled_count == (1 << _COUNT_BITS) - 1, rolled_count, rolled_count + 1)
+            m.d.comb += rolled_hold.eq(Mux(decayed, old.hold - elapsed, 0))
+        count_max = (1 << _COUNT_BITS) - 1
+        count = Mux(rolled_count == count_max, rolled_count, rolled_count + 1)
+        # count > R without waiting for the increment: rolled + 1 > R is rolled >= R, except
+        # that the count saturates (65535 > 65535 is false).
+        over = Signal()
+        m.d.comb += over.eq(Mux(same, old.count >= s1_r, s1_r == 0)
+                            & ~(same & (old.count == count_max) & (s1_r == count_max)))
         m.d.comb += [
             new.stamp.eq(s1_t),
             new.count.eq(count),
-            new.hold.eq(Mux(count > s1_r, s1_hold_set, rolled_hold)),
+            new.hold.eq(Mux(over, s1_hold_set, rolled_hold)),
         ]
 
         with m.If(advance):
@@ -185,7 +204,8 @@ class SegmentMonitor(wiring.Component):
                 s2_entry.eq(new),
                 self.o.payload.segment.eq(s1_io.segment),
                 self.o.payload.tag.eq(s1_io.tag),
-                self.o.payload.hot.eq(new.hold != 0),
+                # new.hold != 0, from the flags: N + 1 >= 1, and a decayed hold is nonzero.
+                self.o.payload.hot.eq(over | Mux(same, old.hold != 0, decayed)),
             ]
             # Only advancing cycles write, so a held pipeline is a frozen one and the
             # forwarding distances count advances, not clocks.

@@ -215,10 +215,15 @@ async def patterns(dut, source, sink):
 
 @cocotb.test()
 async def throughput(dut):
-    """max(LB_IOS, 20000) I/Os, all policies in turn, every ingress mapped to all 16 egress
-    queues, depth 4095, a completion most cycles, no idle and no backpressure: at least 0.99
-    decisions per clock, each equal to the model's."""
-    count = max(COUNT, 20000)
+    """max(LB_IOS, 20000) I/Os, at most 400000, all policies in turn, every ingress mapped to
+    all 16 egress queues, depth 4095, a completion most cycles, no idle and no backpressure: at
+    least 0.99 decisions per clock, each equal to the model's.
+
+    The cap is arithmetic, not leniency: at 0.9 completions per decision the outstanding count
+    grows by 0.1 a clock, so the 16 x 4095 slots fill after about 655000 decisions and from then
+    on every decision waits for a completion (0.963 per clock at 1000000, as the model says it
+    must). The long run's volume is in ``each_policy`` and ``patterns``."""
+    count = min(max(COUNT, 20000), 400000)
     _, rate = await check(dut, policy="mixed", source="always", sink="always", count=count, depth=4095,
                           complete_p=0.9, change_p=0, full_sets=True, switch_every=count // 8)
     assert rate >= 0.99, f"{rate:.4f} decisions per clock"
