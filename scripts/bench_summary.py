@@ -30,6 +30,7 @@ _STANDARD_KEYS = {
 # What an item of each family is, for the per-item column.
 _ITEM = {
     "BM_BiosRunScheduling": "tenant",
+    "BM_BiosRunSchedulingIdle": "tenant",
     "BM_ThrottleIo": "I/O",
     "BM_ThrottleIoAgentPath": "I/O",  # the decision plus the agent's datapath: no target of its own
     "BM_LbDispatchComplete": "I/O",

@@ -192,6 +192,7 @@ static void wake(bg_bios *b, const uint64_t *active)
  * two passes cost about 350 instructions per tenant; see docs/results.md for the numbers
  * after. */
 _Static_assert(BG_COST_DIMS == 4, "bios.c's lanes are the four cost dimensions");
+_Static_assert(offsetof(bg_bios_tenant, res_base) == 0, "pass1 picks res_base or alloc by offset");
 
 #if defined(__GNUC__) || defined(__clang__)
 #define BG_ALWAYS_INLINE __attribute__((always_inline))
@@ -328,20 +329,64 @@ static inline lanes lshare32(lanes dp, __m128i f_even, __m128i f_odd)
 
 enum { SHARE_SIMD = 0, SHARE_SCALAR = 1, SHARE_SHIFTED = 2 };
 
-typedef struct pass2_out {
-    lanes unused, dropped_add;
-    uint32_t keep;
-} pass2_out;
-
 typedef struct pass1_out {
-    lanes unused, den_lo, den_carry;
+    lanes unused;
+    uint64_t den[BG_COST_DIMS]; /* line 10's column sums (without AVX2: of usage only) */
     uint32_t n_decay, n_credit, n_throttle;
 } pass1_out;
+
+/* Line 13's dropping (§6.6), after the second pass: a scheduled tenant that offered no I/O
+ * this window, is not bursting and was granted no more than its floor leaves the schedule
+ * list. The scheduled tenants are exactly those outside the dropped bitmap (wake() has
+ * just taken back the active ones), so the candidates are read from the bitmaps, and only
+ * they are visited: in the usual window every scheduled tenant offered an I/O and this is
+ * sixteen word operations. The list is rewritten, order kept, only when a tenant leaves.
+ * dropped_sum is a u32 sum modulo 2^32, so adding in id order rather than list order
+ * gives the same value. */
+static void drop_idle(bg_bios *b, const uint64_t *active)
+{
+    const uint32_t words = (b->n + 63u) >> 6, rest = b->n & 63u;
+    uint64_t gone[BG_BIOS_BITMAP_WORDS];
+    uint64_t any = 0;
+    for (uint32_t w = 0; w < words; w++) {
+        uint64_t idle = ~(active[w] | b->dropped[w]);
+        if (w + 1u == words && rest)
+            idle &= (1ull << rest) - 1u;
+        gone[w] = 0;
+        while (idle) {
+            const uint32_t bit = (uint32_t)__builtin_ctzll(idle);
+            idle &= idle - 1u;
+            bg_bios_tenant *t = &b->t[w * 64u + bit];
+            if (t->status == BG_BIOS_BURST || !bg_vec_covers(&t->floor, &t->alloc))
+                continue;
+            gone[w] |= 1ull << bit;
+            t->dropped_at = b->window;
+            for (unsigned d = 0; d < BG_COST_DIMS; d++)
+                b->dropped_sum.d[d] += t->alloc.d[d];
+        }
+        any |= gone[w];
+    }
+    if (!any)
+        return;
+    uint32_t keep = 0;
+    for (uint32_t j = 0; j < b->n_sched; j++) {
+        const uint32_t i = b->sched_list[j];
+        b->sched_list[keep] = (uint16_t)i;
+        keep += (uint32_t)!bit_test(gone, i);
+    }
+    b->n_sched = keep;
+    for (uint32_t w = 0; w < words; w++)
+        b->dropped[w] |= gone[w];
+}
 
 /* Per lane: x where a < b (unsigned), else y. */
 static inline lanes lpick_lt(lanes a, lanes b, lanes x, lanes y) { return lsel(llt(a, b), x, y); }
 
+#define BG_PASS(name) name
+#define BG_PASS_AVX2 0
 #include "bios_passes.inc"
+#undef BG_PASS
+#undef BG_PASS_AVX2
 
 /* The AVX2 variant (x86-64 with GCC, which has `#pragma GCC target`; not the portable
  * build): the same passes over SSE4.1/AVX primitives in 128-bit registers, one bg_vec
@@ -354,8 +399,12 @@ static inline lanes lpick_lt(lanes a, lanes b, lanes x, lanes y) { return lsel(l
  *   lsel            pblendvb on lane masks (all-ones or zero per lane)
  *   lpick_lt        pblendvb on max(a, b) == a     (a >= b: y, else x)
  *   lany            ptest
- * The shares' pmuludq (lshare32) and the generic add, sub, and, or, shift and multiply are
- * the same source, compiled for this target (a * b on u32 lanes becomes one pmulld). A CPU
+ * The generic add, sub, and, or, shift and multiply are the same source, compiled for this
+ * target (a * b on u32 lanes becomes one pmulld). Line 10's 64-bit products are where the
+ * two variants' code differs (BG_PASS_AVX2 in bios_passes.inc): here the four dimensions
+ * go in one 256-bit register as u64 lanes (vpmovzxdq, vpmuludq, vpermd), the throttle
+ * weight for every tenant in pass1 (the baseline lists throttled tenants for a scalar
+ * loop) and the share in pass2 (the baseline pairs two pmuludq, lshare32). A CPU
  * without AVX2 (or a build with -DBG_BIOS_NO_AVX2) runs the baseline passes above;
  * tests/cpp/test_bios_reference.cpp, the frozen oracle, runs against both (bg_tests and
  * bg_tests_bios_no_avx2) and the portable build (bg_tests_bios_portable). */
@@ -397,12 +446,8 @@ static inline int lany_avx2(lanes a) { return !_mm_testz_si128(lx(a), lx(a)); }
 #define lsel lsel_avx2
 #define lpick_lt lpick_lt_avx2
 #define lany lany_avx2
-#define pass1 pass1_avx2
-#define pass2 pass2_avx2
-#define pass2_simd pass2_simd_avx2
-#define pass2_scalar pass2_scalar_avx2
-#define pass2_shifted pass2_shifted_avx2
-#define run_passes run_passes_avx2
+#define BG_PASS(name) name##_avx2
+#define BG_PASS_AVX2 1
 #include "bios_passes.inc"
 #undef lmin
 #undef lmax
@@ -411,12 +456,8 @@ static inline int lany_avx2(lanes a) { return !_mm_testz_si128(lx(a), lx(a)); }
 #undef lsel
 #undef lpick_lt
 #undef lany
-#undef pass1
-#undef pass2
-#undef pass2_simd
-#undef pass2_scalar
-#undef pass2_shifted
-#undef run_passes
+#undef BG_PASS
+#undef BG_PASS_AVX2
 #pragma GCC pop_options
 #else
 #define BG_BIOS_AVX2 0
