@@ -336,10 +336,15 @@ class Admission(wiring.Component):
             for j in range(2):
                 m.d.sync += [a3_b[j].eq(a2_b[j]), a3_use[j].eq(a2_use[j])]
 
+        # Enabled only while a descriptor is there to read for: what a port returns for an
+        # empty A3 is never used, and a simulator then skips the copy of every RAM word.
+        a3_next_valid = Signal()
+        m.d.comb += a3_next_valid.eq(Mux(advance, stage_valid[2], stage_valid[3]))
+
         def read(mem, a2_addr, a3_addr):
             """A read port re-issued every cycle for the descriptor that is in A3 next cycle."""
             rp = mem.read_port()
-            m.d.comb += [rp.addr.eq(Mux(advance, a2_addr, a3_addr)[:row_bits]), rp.en.eq(1)]
+            m.d.comb += [rp.addr.eq(Mux(advance, a2_addr, a3_addr)[:row_bits]), rp.en.eq(a3_next_valid)]
             return rp.data
 
         k2, k3 = a2.desc.tenant, a3.desc.tenant
@@ -550,17 +555,22 @@ class Admission(wiring.Component):
         scalars = ("THROTTLE_N", "SPILL_N")
         csr_row = Signal(_TENANT_BITS)   # the row of this cycle's TENANT access
         csr_dim = Signal(2)
-        for name in vectors:
-            with m.If(ext[name].r_en | ext[name].w_en):
-                m.d.comb += [csr_row.eq(ext[name].index[2:]), csr_dim.eq(ext[name].index[:2])]
-        for name in scalars:
-            with m.If(ext[name].r_en):
-                m.d.comb += csr_row.eq(ext[name].index)
+        # Behind the bus strobe, as the CSR decode (csr.py): no strobe, no access, row 0.
+        tenant_access = self.tenant_bus.r_en | self.tenant_bus.w_en
+        with m.If(tenant_access):
+            for name in vectors:
+                with m.If(ext[name].r_en | ext[name].w_en):
+                    m.d.comb += [csr_row.eq(ext[name].index[2:]), csr_dim.eq(ext[name].index[:2])]
+            for name in scalars:
+                with m.If(ext[name].r_en):
+                    m.d.comb += csr_row.eq(ext[name].index)
         csr_row_ok = csr_row < T
 
         def csr_read(mem):
+            """A read port that reads only in a cycle with a TENANT access: its data is used
+            only in the cycle after one (the read data, a grant write's materialization)."""
             rp = mem.read_port()
-            m.d.comb += [rp.addr.eq(csr_row[:row_bits]), rp.en.eq(1)]
+            m.d.comb += [rp.addr.eq(csr_row[:row_bits]), rp.en.eq(tenant_access)]
             return rp.data
         own_csr = csr_read(own)
         lendable_csr = csr_read(lendable)
@@ -568,7 +578,7 @@ class Admission(wiring.Component):
         grant_csr = [csr_read(grant[d]) for d in range(_DIMS)]
         lend_grant_csr = [csr_read(lend_grant[d]) for d in range(_DIMS)]
         burst_csr = burst.read_port()
-        m.d.comb += [burst_csr.addr.eq(ext["BURST_LIST"].index), burst_csr.en.eq(1)]
+        m.d.comb += [burst_csr.addr.eq(ext["BURST_LIST"].index), burst_csr.en.eq(tenant_access)]
 
         r_row = Signal(_TENANT_BITS)
         r_dim = Signal(2)

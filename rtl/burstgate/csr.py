@@ -126,31 +126,42 @@ class CsrBlock(wiring.Component):
         r_ext = Signal(range(len(self._block.registers) + 1))  # 0: flop read, k: external k-1
         ext_regs = [r for r in self._block.registers if r.storage == "external"]
 
+        # The owners' strobes are combinational and stay outside the bus strobes below.
+        ext_hits = []
+        for reg in ext_regs:
+            ext = getattr(self, f"ext_{_port_name(reg)}")
+            lo, hi = reg.offset >> 2, (reg.offset + reg.size) >> 2
+            hit = (word >= lo) & (word < hi)
+            ext_hits.append(hit)
+            m.d.comb += [
+                ext.index.eq(word - lo),
+                ext.w_data.eq(bus.w_data),
+                ext.w_en.eq(bus.w_en & hit if reg.access == "rw" else 0),
+                ext.r_en.eq(bus.r_en & hit),
+            ]
+
+        # The flop registers' address compares sit behind the strobes: the bus is idle in
+        # almost every cycle, and a simulator (Verilator) then skips the whole decode
+        # instead of comparing every address every cycle. Same logic, same priority.
+        flops = []
+        for reg in self._block.registers:
+            if reg.storage != "flop":
+                continue
+            port = getattr(self, _port_name(reg))
+            for i, offset in enumerate(reg.element_offsets()):
+                flops.append((reg, port if reg.count == 1 else port[i], offset >> 2))
+        with m.If(bus.w_en):
+            for reg, element, at in flops:
+                if reg.access == "rw":
+                    with m.If(word == at):
+                        m.d.sync += element.eq(bus.w_data[:reg.width])
         with m.If(bus.r_en):
             m.d.sync += [r_data.eq(0), r_ext.eq(0)]
-
-        for reg in self._block.registers:
-            port = getattr(self, _port_name(reg)) if reg.storage == "flop" else None
-            if reg.storage == "external":
-                ext = getattr(self, f"ext_{_port_name(reg)}")
-                lo, hi = reg.offset >> 2, (reg.offset + reg.size) >> 2
-                hit = (word >= lo) & (word < hi)
-                m.d.comb += [
-                    ext.index.eq(word - lo),
-                    ext.w_data.eq(bus.w_data),
-                    ext.w_en.eq(bus.w_en & hit if reg.access == "rw" else 0),
-                    ext.r_en.eq(bus.r_en & hit),
-                ]
-                with m.If(bus.r_en & hit):
-                    m.d.sync += r_ext.eq(ext_regs.index(reg) + 1)
-                continue
-            for i, offset in enumerate(reg.element_offsets()):
-                element = port if reg.count == 1 else port[i]
-                hit = word == (offset >> 2)
-                if reg.access == "rw":
-                    with m.If(bus.w_en & hit):
-                        m.d.sync += element.eq(bus.w_data[:reg.width])
-                with m.If(bus.r_en & hit):
+            for k, hit in enumerate(ext_hits):
+                with m.If(hit):
+                    m.d.sync += r_ext.eq(k + 1)
+            for reg, element, at in flops:
+                with m.If(word == at):
                     m.d.sync += r_data.eq(element)
 
         result = r_data
