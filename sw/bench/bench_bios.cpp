@@ -93,6 +93,41 @@ void run_windows(benchmark::State &state, bg_bios &b, const std::vector<WindowCo
     state.counters["bursting"] = static_cast<double>(bursting) / iters;
 }
 
+// A bg_bios over n drawn tenants and kWindows windows of usage, warmed up; `offers(rng, i)`
+// says whether tenant i offers I/O in a window. The arrays bg_bios points into live here.
+struct BiosSetup {
+    std::vector<bg_bios_tenant> t;
+    std::vector<std::uint16_t> sched, burst;
+    bg_bios b{};
+    std::vector<WindowCounters> win;
+};
+
+template <class Offers>
+bool set_up(benchmark::State &state, BiosSetup &s, Rng &rng, std::uint32_t n, Offers offers)
+{
+    s.t = draw_tenants(rng, n);
+    s.sched.assign(n, 0);
+    s.burst.assign(n, 0);
+    if (bg_bios_init(&s.b, &kParams, s.t.data(), s.sched.data(), s.burst.data(), n) != BG_BIOS_OK) {
+        state.SkipWithError("bg_bios_init rejected the configuration");
+        return false;
+    }
+    const bg_vec io_cost = bg::bench::mean_cost(bg::bench::io_type_costs());
+    s.win.assign(kWindows, WindowCounters{});
+    for (WindowCounters &w : s.win) {
+        w.u.assign(n, bg_bios_usage{});
+        for (std::uint32_t i = 0; i < n; i++) {
+            if (!offers(rng, i))
+                continue;
+            w.u[i] = draw_usage(rng, s.t[i], io_cost);
+            w.active[i >> 6] |= std::uint64_t{1} << (i & 63u);
+        }
+    }
+    for (unsigned k = 0; k < kWarmupWindows; k++)
+        bg_bios_run(&s.b, s.win[k % kWindows].u.data(), s.win[k % kWindows].active);
+    return true;
+}
+
 void BM_BiosRunScheduling(benchmark::State &state)
 {
     const auto n = static_cast<std::uint32_t>(state.range(0));
@@ -100,32 +135,15 @@ void BM_BiosRunScheduling(benchmark::State &state)
     const std::uint32_t stride = n / active_n;
 
     Rng rng(0xB105 + n * 7919 + active_n);
-    std::vector<bg_bios_tenant> t = draw_tenants(rng, n);
-    std::vector<std::uint16_t> sched(n), burst(n);
-    bg_bios b{};
-    if (bg_bios_init(&b, &kParams, t.data(), sched.data(), burst.data(), n) != BG_BIOS_OK) {
-        state.SkipWithError("bg_bios_init rejected the configuration");
+    BiosSetup s;
+    if (!set_up(state, s, rng, n, [stride](Rng &, std::uint32_t i) { return i % stride == 0; }))
         return;
-    }
-
-    const bg_vec io_cost = bg::bench::mean_cost(bg::bench::io_type_costs());
-    std::vector<WindowCounters> win(kWindows);
-    for (WindowCounters &w : win) {
-        w.u.assign(n, bg_bios_usage{});
-        for (std::uint32_t i = 0; i < n; i += stride) {
-            w.u[i] = draw_usage(rng, t[i], io_cost);
-            w.active[i >> 6] |= std::uint64_t{1} << (i & 63u);
-        }
-    }
-
-    for (unsigned k = 0; k < kWarmupWindows; k++)
-        bg_bios_run(&b, win[k % kWindows].u.data(), win[k % kWindows].active);
     // The measured case must be the one named: every active tenant scheduled, no idle one.
-    if (b.n_sched != active_n) {
+    if (s.b.n_sched != active_n) {
         state.SkipWithError("schedule list did not settle to the active tenants");
         return;
     }
-    run_windows(state, b, win);
+    run_windows(state, s.b, s.win);
 }
 
 // Every tenant scheduled, but each window a random one in `idle_per_mille` offered no I/O:
@@ -139,29 +157,11 @@ void BM_BiosRunSchedulingIdle(benchmark::State &state)
     const auto idle_per_mille = static_cast<std::uint32_t>(state.range(1));
 
     Rng rng(0x1D1E + n * 7919 + idle_per_mille);
-    std::vector<bg_bios_tenant> t = draw_tenants(rng, n);
-    std::vector<std::uint16_t> sched(n), burst(n);
-    bg_bios b{};
-    if (bg_bios_init(&b, &kParams, t.data(), sched.data(), burst.data(), n) != BG_BIOS_OK) {
-        state.SkipWithError("bg_bios_init rejected the configuration");
+    BiosSetup s;
+    if (!set_up(state, s, rng, n,
+                [idle_per_mille](Rng &r, std::uint32_t) { return r.below(1000) >= idle_per_mille; }))
         return;
-    }
-
-    const bg_vec io_cost = bg::bench::mean_cost(bg::bench::io_type_costs());
-    std::vector<WindowCounters> win(kWindows);
-    for (WindowCounters &w : win) {
-        w.u.assign(n, bg_bios_usage{});
-        for (std::uint32_t i = 0; i < n; i++) {
-            if (rng.below(1000) < idle_per_mille)
-                continue;
-            w.u[i] = draw_usage(rng, t[i], io_cost);
-            w.active[i >> 6] |= std::uint64_t{1} << (i & 63u);
-        }
-    }
-
-    for (unsigned k = 0; k < kWarmupWindows; k++)
-        bg_bios_run(&b, win[k % kWindows].u.data(), win[k % kWindows].active);
-    run_windows(state, b, win);
+    run_windows(state, s.b, s.win);
 }
 
 BENCHMARK(BM_BiosRunScheduling)
