@@ -170,9 +170,10 @@ sim-shell: $(ENV_MK) ## the kernel shell around its test passthrough: C++ ring t
 # which Verilates and compiles the kernel twice and runs a training pass.
 KBENCH_BUILD := $(BUILD)/cmake-kernel-bench
 .PHONY: kernel-bench
-kernel-bench: $(ENV_MK) ## cycles per CPU second of the Verilated kernel (core, profile feedback), descriptors streaming and idle
+kernel-bench: $(ENV_MK) ## cycles per CPU second of the Verilated kernel (core, profile feedback, no trace support), descriptors streaming and idle
 	cmake -S $(ROOT) -B $(KBENCH_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE=$(PY) \
-	  -DBG_PYTHON=OFF -DBG_TESTS=OFF -DBG_VERILATOR_DATAPATH=core -DBG_VERILATOR_PGO=ON -DBG_KERNEL_SIZES="$(KERNEL_SIZES)"
+	  -DBG_PYTHON=OFF -DBG_TESTS=OFF -DBG_VERILATOR_DATAPATH=core -DBG_VERILATOR_PGO=ON -DBG_VERILATOR_TRACE=OFF \
+	  -DBG_KERNEL_SIZES="$(KERNEL_SIZES)"
 	cmake --build $(KBENCH_BUILD) -j $(JOBS) --target bg_kernel_bench
 	$(KBENCH_BUILD)/sim/bg_kernel_bench 300000
 	$(KBENCH_BUILD)/sim/bg_kernel_bench idle 1000000

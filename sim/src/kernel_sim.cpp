@@ -9,7 +9,9 @@
 
 #include "Vbg_kernel.h"
 #include "verilated.h"
+#ifndef BG_VERILATOR_NO_TRACE
 #include "verilated_fst_c.h"
+#endif
 
 namespace bg::sim {
 
@@ -23,6 +25,14 @@ static_assert(std::endian::native == std::endian::little);
 KernelSim::KernelSim(std::size_t memory_bytes, unsigned read_latency, const std::string &trace)
     : ctx_(std::make_unique<VerilatedContext>()), mem_(memory_bytes, 0), read_latency_(read_latency)
 {
+#ifdef BG_VERILATOR_NO_TRACE
+    // Verilated without --trace-fst, which costs about 11 % of the model's speed even when
+    // nothing is dumped (docs/results.md, "Verilated kernel throughput").
+    if (!trace.empty())
+        throw std::runtime_error("verilator: FST trace " + trace +
+                                 " asked for, but this build has no tracing; configure it with -DBG_VERILATOR_TRACE=ON");
+    top_ = std::make_unique<Vbg_kernel>(ctx_.get(), "bg_kernel");
+#else
     if (!trace.empty())
         ctx_->traceEverOn(true);
     top_ = std::make_unique<Vbg_kernel>(ctx_.get(), "bg_kernel");
@@ -31,14 +41,25 @@ KernelSim::KernelSim(std::size_t memory_bytes, unsigned read_latency, const std:
         top_->trace(fst_.get(), 99);
         fst_->open(trace.c_str());
     }
+#endif
     reset();
 }
 
 KernelSim::~KernelSim()
 {
+#ifndef BG_VERILATOR_NO_TRACE
     if (fst_)
         fst_->close();
+#endif
     top_->final();
+}
+
+void KernelSim::dump([[maybe_unused]] std::uint64_t time)
+{
+#ifndef BG_VERILATOR_NO_TRACE
+    if (fst_)
+        fst_->dump(time);
+#endif
 }
 
 // Verilator renames the port: "interrupt" is a reserved word in its C++ output.
@@ -88,8 +109,7 @@ void KernelSim::tick()
 
     t.ap_clk = 0;
     t.eval();
-    if (fst_)
-        fst_->dump(2 * cycle_);
+    dump(2 * cycle_);
     // Sample this cycle's handshakes: the host's (AXI4-Lite) for write32/read32, the memory's.
     lite_.aw_w = t.s_axi_control_awready && t.s_axi_control_wready;
     lite_.ar = t.s_axi_control_arready;
@@ -130,8 +150,7 @@ void KernelSim::tick()
 
     t.ap_clk = 1;
     t.eval();
-    if (fst_)
-        fst_->dump(2 * cycle_ + 1);
+    dump(2 * cycle_ + 1);
     cycle_++;
 
     if (ar)

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -108,6 +109,11 @@ TEST(VerilatorShell, WritesAnFstTraceWhenAsked)
 {
     const auto path = std::filesystem::temp_directory_path() / "bg_shell_trace.fst";
     std::filesystem::remove(path);
+#ifdef BG_VERILATOR_NO_TRACE
+    // Built with -DBG_VERILATOR_TRACE=OFF: a trace path is refused, not silently ignored.
+    EXPECT_THROW(VerilatorDevice dev(path.string()), std::runtime_error);
+    EXPECT_FALSE(std::filesystem::exists(path));
+#else
     {
         VerilatorDevice dev(path.string());
         std::vector<IoDecision> out;
@@ -117,6 +123,7 @@ TEST(VerilatorShell, WritesAnFstTraceWhenAsked)
     ASSERT_TRUE(std::filesystem::exists(path));
     EXPECT_GT(std::filesystem::file_size(path), 1000u);
     std::filesystem::remove(path);
+#endif
 }
 
 // A ring outside device memory: the memory answers SLVERR, the kernel still delivers every

@@ -18,7 +18,8 @@ namespace bg::sim {
 class KernelSim {
 public:
     // `memory_bytes` of device memory at address 0; an access outside it answers SLVERR.
-    // `read_latency`: cycles from an accepted AR to its first R beat. `trace`: FST path or "".
+    // `read_latency`: cycles from an accepted AR to its first R beat. `trace`: FST path or "";
+    // a build without tracing (BG_VERILATOR_TRACE=OFF) throws std::runtime_error for a path.
     explicit KernelSim(std::size_t memory_bytes, unsigned read_latency = 8, const std::string &trace = "");
     ~KernelSim();
     KernelSim(const KernelSim &) = delete;
@@ -41,11 +42,14 @@ private:
     };
     void tick();
     void reset();
+    void dump(std::uint64_t time);  // an FST time step, if tracing
     bool in_range(std::uint64_t addr, std::size_t bytes) const { return addr <= mem_.size() && bytes <= mem_.size() - addr; }
 
     std::unique_ptr<VerilatedContext> ctx_;
     std::unique_ptr<Vbg_kernel> top_;
+#ifndef BG_VERILATOR_NO_TRACE
     std::unique_ptr<VerilatedFstC> fst_;
+#endif
     std::vector<std::uint8_t> mem_;
     unsigned read_latency_;
     std::uint64_t cycle_ = 0;
