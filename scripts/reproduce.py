@@ -17,6 +17,7 @@ import pathlib
 import subprocess
 import sys
 import tempfile
+import time
 
 import yaml
 
@@ -294,11 +295,14 @@ def main():
         sys.exit(f"reproduce: {args.sim} does not exist; build it with `make cpp` or pass --sim")
     run = Runner(args.sim)
     lines = []
-    for name in args.only.split(","):
+    names = args.only.split(",")
+    for name in names:
         if name not in EXPERIMENTS:
             sys.exit(f"reproduce: unknown experiment '{name}' (one of {', '.join(EXPERIMENTS)})")
+    t0 = time.monotonic()
+    for name in names:
         lines += EXPERIMENTS[name](run)
-        print("\n".join(lines[-1:]), end="", file=sys.stderr)
+        print(f"reproduce: {name} done ({run.runs} simulations, {time.monotonic() - t0:.0f} s)", file=sys.stderr)
     text = "\n".join(lines) + "\n"
     sys.stdout.write(text)
     if args.out:
