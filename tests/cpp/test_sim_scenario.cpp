@@ -172,6 +172,18 @@ TEST(SimScenario, CrossFieldRules)
               "s.yaml:26: tenants[1].name: duplicate tenant name 'one'");
 }
 
+// dualbucket.reoffer: the host's re-offer order under dualbucket. A loader that ignored the
+// key or accepted a misspelt value (silently fifo) fails here.
+TEST(SimScenario, ReofferIsFifoOrSteadyFirst)
+{
+    EXPECT_FALSE(parse_scenario(kGood, "s.yaml").db.steady_first);
+    const std::string db = kGood + "dualbucket:\n  reoffer: steady_first\n";
+    EXPECT_TRUE(parse_scenario(db, "s.yaml").db.steady_first);
+    EXPECT_FALSE(parse_scenario(replace(db, "steady_first", "fifo"), "s.yaml").db.steady_first);
+    EXPECT_EQ(error_of(replace(db, "steady_first", "steady")),
+              "s.yaml:27: dualbucket.reoffer: unknown value 'steady' (expected fifo | steady_first)");
+}
+
 // dualbucket.main_share: seed 002's main bucket issues the proxy's limit, below capacity. A
 // loader that dropped the key, or a provisioning that still issued the whole capacity (or sized
 // the cheque's delta_p / mu from the main issuance: capacity left 0), fails here.

@@ -127,7 +127,7 @@ void load_db(const Loader &L, const YAML::Node &n, DualBucketCfg &d)
 {
     const std::string P = "dualbucket";
     L.check_keys(n, P, {"hot_threshold_iops", "steady_intervals", "cheque_share", "alpha", "percentile",
-                        "headroom_mbps", "mu_mbps", "main_share"});
+                        "headroom_mbps", "mu_mbps", "main_share", "reoffer"});
     if (n["hot_threshold_iops"]) d.hot_threshold_iops = L.number(n["hot_threshold_iops"], P + ".hot_threshold_iops", 0, 1e9);
     if (n["steady_intervals"]) d.steady_intervals = L.u32(n["steady_intervals"], P + ".steady_intervals", 0, 254);
     if (n["cheque_share"]) d.cheque_share = L.number(n["cheque_share"], P + ".cheque_share", 0, 1);
@@ -148,6 +148,8 @@ void load_db(const Loader &L, const YAML::Node &n, DualBucketCfg &d)
         if (d.main_share <= 0)
             L.fail(n["main_share"], P + ".main_share", "must be above 0: the main bucket would admit nothing");
     }
+    if (n["reoffer"])
+        d.steady_first = choose<bool>(L, n["reoffer"], P + ".reoffer", {{"fifo", false}, {"steady_first", true}});
 }
 
 Provision provision(const Loader &L, const YAML::Node &n, const std::string &path)

@@ -95,6 +95,7 @@ struct Io {
     std::uint16_t tenant = 0, segment = 0;
     std::uint8_t queue = 0, egress = 0;
     bool write = false, deferred = false, hot = false;
+    bool deferred_hot = false;  // the segment monitor's verdict at the last deferral
     std::uint32_t lsm = 0;  // lsm: the store's I/O cookie + 1 (0: the workload's)
 };
 
@@ -400,6 +401,7 @@ void Sim::offer(std::span<const std::uint32_t> ids)
                     tr.deferred_ios++;
             }
             io.deferred = true;
+            io.deferred_hot = dec.hot;
             trt_[io.tenant].w_defer++;
             deferred_.push_back(id);
             continue;
@@ -556,9 +558,13 @@ void Sim::on_window()
             t.w_done = t.w_bytes = t.w_lat_sum = t.w_lat_max = t.w_defer = 0;
         }
     }
-    // Deferred I/Os go again, in deferral order, now that the new grants are in force.
+    // Deferred I/Os go again, in deferral order, now that the new grants are in force. With
+    // dualbucket.reoffer: steady_first the host keeps the I/Os the monitor saw as steady ahead
+    // of the hot ones, so they reach the refilled main bucket before the hot backlog does.
     reoffer_.swap(deferred_);
     deferred_.clear();
+    if (sched_ == Scheduler::kDualBucket && sc_.db.steady_first)
+        std::stable_partition(reoffer_.begin(), reoffer_.end(), [this](std::uint32_t id) { return !ios_[id].deferred_hot; });
     if (!reoffer_.empty())
         offer(reoffer_);
     reoffer_.clear();

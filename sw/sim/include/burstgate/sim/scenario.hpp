@@ -64,6 +64,10 @@ struct DualBucketCfg {
     // Main bucket issuance per interval as a share of the SA's capacity: seed 002's proxy limit
     // (1.2 GB/s) against what the server serves (2.13 GB/s, Fig. 6); 1: issue the capacity.
     double main_share = 1.0;
+    // Order in which the host re-offers deferred I/Os at the next interval (`reoffer`): false
+    // (`fifo`): deferral order; true (`steady_first`): the I/Os the monitor last saw as steady,
+    // then the hot ones, each in deferral order. Applies under the dualbucket scheduler only.
+    bool steady_first = false;
 };
 
 // added: `mode: trace` replays a block trace (bg_trace) open loop: each read or write record

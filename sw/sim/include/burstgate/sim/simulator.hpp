@@ -6,7 +6,8 @@
 //   arrival (closed loop: a completion or the start; open loop: Poisson)
 //   -> device decision (submit, one descriptor)
 //        deferred: parked in a FIFO and re-offered right after the next window's COMMIT, in
-//                  deferral order, again and again until admitted (never dropped)
+//                  deferral order (dualbucket.reoffer: steady_first puts the I/Os deferred as
+//                  steady first), again and again until admitted (never dropped)
 //        admitted: to the SA thread the load balancer chose
 //   -> SA thread: FIFO server, service = the TRUE CPU time (dpu.cpu_ns; the estimator's table
 //      holds true / estimate_error)
