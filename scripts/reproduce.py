@@ -85,9 +85,10 @@ def victim_latency(run, file, depths, label, paper, dpu=None):
     return lines
 
 
-def victim_iops(run, file, label, paper):
+def victim_iops(run, file, label, paper, dpu=None):
     """Fig. 21 / 22: the victim's IOPS at iodepth 1..8 (base 20k) next to a bursting neighbour."""
     base = load(file)
+    base["dpu"].update(dpu or {})
     lines = [f"**{label}** (`scenarios/{file}`): victim IOPS (base 20k) at iodepth 1, 2, 4, 8. Paper: {paper}", "",
              "| victim I/O | iodepth | BIOS | WildCBS | BaseCBS |", "|---|---|---|---|---|"]
     for product, op in TYPES:
@@ -287,6 +288,10 @@ EXPERIMENTS = {
                                      "BIOS reaches 20k by iodepth 8 in every case, ProductB read (the costliest "
                                      "type) barely; WildCBS at iodepth 8 misses it in 7 of the 8 cases of "
                                      "Fig. 21 and 22; the gap between BaseCBS and WildCBS is smaller than in Fig. 21."),
+    "fig22fifo": lambda run: victim_iops(run, "fig20_iops_neighbor.yaml",
+                                         "Fig. 22 with the SA serving its queue in arrival order "
+                                         "(`sa_discipline: fifo`, sensitivity)", "as Fig. 22.",
+                                         dpu={"sa_discipline": "fifo"}),
     "fig23": burst_utilization,
     "fig24": sudden_activation,
     "table3": misestimation,
