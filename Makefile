@@ -82,8 +82,8 @@ gateway: cpp ## burstgate-gateway's tests alone: fio verify and headline, raw NB
 	PYTHONWARNINGS=error $(PY) -m pytest -q tests/gateway
 
 .PHONY: reproduce
-reproduce: cpp ## run the simulator reproductions of the papers' figures (scenarios/) and print the tables
-	$(PY) scripts/reproduce.py --sim $(SIM)
+reproduce: cpp ## run the simulator reproductions of the papers' figures (scenarios/), print the tables and draw out/reproduce/*.png
+	$(PY) scripts/reproduce.py --sim $(SIM) --plots $(OUT)/reproduce
 
 .PHONY: test
 test: cpp ## every test: C++ (ctest), Amaranth simulation, cocotb on Verilator, generated-file checks

@@ -57,17 +57,21 @@ def load_point(path, warmup_ms, min_samples):
     return lam, w, len(used)
 
 
+def eq1_us(alpha, residual_mbps, percentile):
+    """Eq. (1): the p-th percentile delay w_p = alpha * L_p / (mu - lambda), in us."""
+    return alpha * -math.log(1.0 - percentile) / residual_mbps
+
+
 def fit(points, mu_mbps, percentile):
     """alpha of w = alpha * L_p / (mu - lambda) over points [(lambda, w_us)], least squares."""
     if not 0 < percentile < 1:
         raise InputError(f"--percentile: {percentile} is not in (0, 1)")
-    lp = -math.log(1.0 - percentile)
     xs = []
     for lam, _ in points:
         if lam >= mu_mbps:
             raise InputError(f"a run's throughput {lam:.0f} Mb/s is not below mu = {mu_mbps} Mb/s: "
                              "Eq. (1) has no residual there (wrong --mu-mbps?)")
-        xs.append(lp / (mu_mbps - lam))
+        xs.append(eq1_us(1.0, mu_mbps - lam, percentile))
     alpha = sum(w * x for (_, w), x in zip(points, xs)) / sum(x * x for x in xs)
     return alpha, [alpha * x for x in xs]
 
