@@ -24,16 +24,17 @@ namespace {
 enum Kind : std::uint32_t { kStart, kArrival, kCpuDone, kSwlDone, kBackendDone, kComplete, kWindow };
 
 // A single server (an SA thread, the software limiter) in front of which I/Os wait either in
-// one FIFO or in one FIFO per tenant served round robin, one I/O per turn: the SA's scheduler
-// "iterates through all ingress queues" (BurstCBS §5.2, the WRR of WildCBS; equal weights).
+// one FIFO or in one FIFO per vCPU queue (tenants[i].queues) served round robin, one I/O per
+// turn: the SA's scheduler "iterates through all ingress queues" and there is "one ingress
+// queue per vCPU" (BurstCBS §5.2, §5.1; the WRR of WildCBS, equal weights).
 class Server {
 public:
-    Server(std::size_t tenants, bool round_robin) : q_(round_robin ? tenants : 1), rr_(round_robin) {}
+    Server(std::size_t queues, bool round_robin) : q_(round_robin ? queues : 1), rr_(round_robin) {}
     bool busy() const { return busy_; }
     void set_busy(bool b) { busy_ = b; }
-    void push(std::uint16_t tenant, std::uint32_t id)
+    void push(std::uint16_t queue, std::uint32_t id)
     {
-        const std::uint16_t k = rr_ ? tenant : 0;
+        const std::uint16_t k = rr_ ? queue : 0;
         if (q_[k].empty())
             ring_.push(k);
         q_[k].push(id);
@@ -93,6 +94,7 @@ struct Io {
     std::uint64_t arrival = 0, admit = 0, backend = 0;
     std::uint32_t size = 0, true_cpu = 0, charge = 0;
     std::uint16_t tenant = 0, segment = 0;
+    std::uint16_t vq = 0;  // the tenant's vCPU queue (queue_base + k): the SA's round-robin turn
     std::uint8_t queue = 0, egress = 0;
     bool write = false, deferred = false, hot = false;
     bool deferred_hot = false;  // the segment monitor's verdict at the last deferral
@@ -217,8 +219,8 @@ Sim::Sim(const Scenario &sc, const SimOptions &opt) : sc_(sc), opt_(opt)
         backend_mu_ = std::log(sc_.dpu.backend_median_us * 1000.0);
         backend_sigma_ = std::log(sc_.dpu.backend_p99_us / sc_.dpu.backend_median_us) / 2.3263478740408408;
     }
-    threads_.assign(sc_.dpu.threads, Server(n, sc_.dpu.sa_round_robin));
-    swl_ = Server(n, sc_.dpu.sa_round_robin);
+    threads_.assign(sc_.dpu.threads, Server(qb, sc_.dpu.sa_round_robin));
+    swl_ = Server(qb, sc_.dpu.sa_round_robin);
     ns_per_swl_byte_ = 1e9 / (sc_.dpu.swlimit_mbps * 1e6);
     ns_per_eg_byte_ = 8.0 / sc_.dpu.egress_gbps;
     ns_per_in_byte_ = 8.0 / sc_.dpu.ingress_gbps;
@@ -336,7 +338,8 @@ std::uint32_t Sim::new_io(std::uint32_t ti)
     if (w.trace) {
         io.size = t.next.length;
         io.write = t.next.op == bg::trace::Op::kWrite;
-        io.queue = static_cast<std::uint8_t>((t.queue_base + t.rng.below(t.cfg->queues)) % dev_->params().ingress);
+        io.vq = static_cast<std::uint16_t>(t.queue_base + t.rng.below(t.cfg->queues));
+        io.queue = static_cast<std::uint8_t>(io.vq % dev_->params().ingress);
         io.segment = static_cast<std::uint16_t>(t.seg_base + (t.next.offset / w.tr.segment_bytes) % w.segments);
         const CpuProfile &p = sc_.dpu.cpu[t.cfg->product][io.write ? 1 : 0];
         io.true_cpu = p.base_ns + static_cast<std::uint32_t>((static_cast<std::uint64_t>(p.per_kib_ns) * io.size) >> 10);
@@ -350,7 +353,8 @@ std::uint32_t Sim::new_io(std::uint32_t ti)
         k++;
     io.size = w.sizes[k].first;
     io.write = t.rng.uniform() >= w.read_share;
-    io.queue = static_cast<std::uint8_t>((t.queue_base + t.rng.below(t.cfg->queues)) % dev_->params().ingress);
+    io.vq = static_cast<std::uint16_t>(t.queue_base + t.rng.below(t.cfg->queues));
+    io.queue = static_cast<std::uint8_t>(io.vq % dev_->params().ingress);
     std::uint32_t seg;
     if (w.hot_segments > 0 && t.rng.uniform() < w.hot_share) {
         seg = t.rng.below(w.hot_segments);
@@ -417,7 +421,7 @@ void Sim::offer(std::span<const std::uint32_t> ids)
             admitted_[BG_DIM_EGRESS] += sc_.dpu.header_bytes + (io.write ? io.size : 0);
             admitted_[BG_DIM_SWLIMIT] += io.size;
         }
-        threads_[dec.egress].push(io.tenant, id);
+        threads_[dec.egress].push(io.vq, id);
         if (!threads_[dec.egress].busy())
             start_cpu(dec.egress);
     }
@@ -447,7 +451,7 @@ void Sim::on_cpu_done(std::uint32_t id)
     if (measured(now_))
         served_[BG_DIM_CPU] += ios_[id].true_cpu;
     start_cpu(ios_[id].egress);
-    swl_.push(ios_[id].tenant, id);
+    swl_.push(ios_[id].vq, id);
     if (!swl_.busy())
         start_swl();
 }
@@ -601,7 +605,8 @@ bool Sim::lsm_step()
         Io &io = ios_[id];
         io.size = x.bytes;
         io.write = x.write;
-        io.queue = static_cast<std::uint8_t>((tr.queue_base + x.cookie % tr.cfg->queues) % dev_->params().ingress);
+        io.vq = static_cast<std::uint16_t>(tr.queue_base + x.cookie % tr.cfg->queues);
+        io.queue = static_cast<std::uint8_t>(io.vq % dev_->params().ingress);
         io.segment = static_cast<std::uint16_t>(tr.seg_base + (x.offset / sc_.lsm->segment_bytes) % sc_.lsm->segments);
         const CpuProfile &p = sc_.dpu.cpu[tr.cfg->product][io.write ? 1 : 0];
         io.true_cpu = p.base_ns + static_cast<std::uint32_t>((static_cast<std::uint64_t>(p.per_kib_ns) * io.size) >> 10);

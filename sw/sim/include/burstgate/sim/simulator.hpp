@@ -9,10 +9,11 @@
 //                  deferral order (dualbucket.reoffer: steady_first puts the I/Os deferred as
 //                  steady first), again and again until admitted (never dropped)
 //        admitted: to the SA thread the load balancer chose
-//   -> SA thread: FIFO server, service = the TRUE CPU time (dpu.cpu_ns; the estimator's table
-//      holds true / estimate_error)
-//   -> software rate limiter, then the egress link (request + write data): FIFO servers
-//      shared by all threads, service = bytes / rate
+//   -> SA thread: one server, its queued I/Os served round robin over the tenants' vCPU queues
+//      (dpu.sa_discipline: rr) or in arrival order (fifo); service = the TRUE CPU time
+//      (dpu.cpu_ns; the estimator's table holds true / estimate_error)
+//   -> software rate limiter (one server shared by all threads, in the same order as a thread),
+//      then the egress link (request + write data, FIFO); service = bytes / rate
 //   -> backend: lognormal delay (median, p99), no queueing; excluded from the SA delay
 //   -> ingress link (response + read data): FIFO server
 //   -> completion: device.complete with sa_delay = completion - admission - backend;
