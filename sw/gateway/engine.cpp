@@ -86,19 +86,25 @@ Engine::~Engine()
         stop(std::chrono::milliseconds(0));
 }
 
+std::uint16_t Engine::vcpu_queue(std::size_t t, std::uint32_t k) const
+{
+    return static_cast<std::uint16_t>(queue_base_[t] + k % sc_.tenants[t].queues);
+}
+
 std::uint8_t Engine::ingress_queue(std::size_t t, std::uint32_t k) const
 {
-    return static_cast<std::uint8_t>((queue_base_[t] + k % sc_.tenants[t].queues) % dev_->params().ingress);
+    return static_cast<std::uint8_t>(vcpu_queue(t, k) % dev_->params().ingress);
 }
 
 void Engine::start()
 {
     t0_ = second_t0_ = Clock::now();
     const std::size_t n = sc_.tenants.size();
+    const std::size_t vqueues = queue_base_.back() + sc_.tenants.back().queues;
     const bool rr = sc_.dpu.sa_round_robin;
     for (std::uint32_t w = 0; w < sc_.dpu.threads; w++)
-        sa_.push_back(std::make_unique<Stage>(n, rr));
-    swl_ = std::make_unique<Stage>(n, rr);
+        sa_.push_back(std::make_unique<Stage>(vqueues, rr));
+    swl_ = std::make_unique<Stage>(vqueues, rr);
     backend_ = std::make_unique<Stage>(n, false);
     for (std::uint32_t w = 0; w < sc_.dpu.threads; w++)
         threads_.emplace_back([this, w] { sa_loop(w); });
@@ -130,7 +136,7 @@ void Engine::Stage::push(Request *r)
 {
     {
         std::lock_guard<std::mutex> g(mu_);
-        const std::uint16_t k = rr_ ? r->tenant : 0;
+        const std::uint16_t k = rr_ ? r->vq : 0;
         if (q_[k].empty())
             ring_.push_back(k);
         q_[k].push_back(r);

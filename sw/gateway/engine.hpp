@@ -45,6 +45,7 @@ struct Request {
     std::uint32_t length = 0;
     std::uint16_t tenant = 0;
     std::uint8_t queue = 0;
+    std::uint16_t vq = 0;  // the tenant's vCPU queue (one per connection, wrapped): the SA's round-robin turn
     std::vector<std::uint8_t> data;
     std::function<void(const Request &, std::uint32_t error)> reply;
     // Filled by the engine.
@@ -81,6 +82,7 @@ public:
     std::uint32_t max_block(std::size_t t) const { return max_block_[t]; }
     Store &store(std::size_t t) { return *stores_[t]; }
     std::uint8_t ingress_queue(std::size_t t, std::uint32_t k) const;
+    std::uint16_t vcpu_queue(std::size_t t, std::uint32_t k) const;
 
     // Schedules one valid READ/WRITE/FLUSH/TRIM. Blocks while all 2^16 tags are in flight.
     void submit(std::unique_ptr<Request> r);
@@ -106,7 +108,7 @@ private:
     // SA polls its tenants' queues, dpu.sa_discipline: rr) or in a single FIFO (fifo).
     class Stage {
     public:
-        Stage(std::size_t tenants, bool rr) : q_(rr ? tenants : 1), rr_(rr) {}
+        Stage(std::size_t queues, bool rr) : q_(rr ? queues : 1), rr_(rr) {}
         void push(Request *r);
         Request *pop();  // blocks; nullptr once stopped and empty
         void stop();

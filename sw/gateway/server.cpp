@@ -331,6 +331,7 @@ void Server::transmission(const std::shared_ptr<Conn> &c, std::size_t tenant)
         seq = conn_seq_[tenant]++;
     }
     const std::uint8_t queue = eng_.ingress_queue(tenant, seq);
+    const std::uint16_t vq = eng_.vcpu_queue(tenant, seq);
     const std::uint64_t size = eng_.store(tenant).size();
     const std::uint32_t max_block = eng_.max_block(tenant);
     for (;;) {
@@ -375,6 +376,7 @@ void Server::transmission(const std::shared_ptr<Conn> &c, std::size_t tenant)
         r->length = hdr.length;
         r->tenant = static_cast<std::uint16_t>(tenant);
         r->queue = queue;
+        r->vq = vq;
         if (hdr.type == kCmdWrite) {
             r->data.resize(hdr.length);
             if (!c->read_all(r->data.data(), hdr.length)) {
