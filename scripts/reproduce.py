@@ -397,27 +397,29 @@ class Experiment:
     plot: str  # imported only under --plots
 
 
+
+def fifo_sensitivity(fig, measure, *args):
+    """`fig` again with the SA serving its queue in arrival order (`sa_discipline: fifo`)."""
+    return lambda run: measure(
+        run, *args, f"{fig} with the SA serving its queue in arrival order (`sa_discipline: fifo`, sensitivity)",
+        f"as {fig}.", f"{fig} with a FIFO SA (sensitivity): paper claims as {fig}", dpu={"sa_discipline": "fifo"})
+
+
 EXPERIMENTS = {
     "fig19": Experiment(lambda run: victim_latency(
         run, "fig19_bps_neighbor.yaml", (1, 4, 16, 64), "Fig. 19, BPS-intensive neighbour",
         "average latency -68 % to -85 % vs WildCBS, close to BaseCBS.",
         "Fig. 19, BPS-intensive neighbour: BIOS cuts the victim's latency 68-85 % vs WildCBS (paper)"),
         victim_latency_md, "victim_latency"),
-    "fig19fifo": Experiment(lambda run: victim_latency(
-        run, "fig19_bps_neighbor.yaml", (16, 64),
-        "Fig. 19 with the SA serving its queue in arrival order (`sa_discipline: fifo`, sensitivity)",
-        "as Fig. 19.", "Fig. 19 with a FIFO SA (sensitivity): paper claims as Fig. 19",
-        dpu={"sa_discipline": "fifo"}), victim_latency_md, "victim_latency"),
+    "fig19fifo": Experiment(fifo_sensitivity("Fig. 19", victim_latency, "fig19_bps_neighbor.yaml", (16, 64)),
+                            victim_latency_md, "victim_latency"),
     "fig20": Experiment(lambda run: victim_latency(
         run, "fig20_iops_neighbor.yaml", (1, 8, 32, 128), "Fig. 20, IOPS-intensive neighbour",
         "average latency -40 % to -66 % vs WildCBS.",
         "Fig. 20, IOPS-intensive neighbour: BIOS cuts the victim's latency 40-66 % vs WildCBS (paper)"),
         victim_latency_md, "victim_latency"),
-    "fig20fifo": Experiment(lambda run: victim_latency(
-        run, "fig20_iops_neighbor.yaml", (32, 128),
-        "Fig. 20 with the SA serving its queue in arrival order (`sa_discipline: fifo`, sensitivity)",
-        "as Fig. 20.", "Fig. 20 with a FIFO SA (sensitivity): paper claims as Fig. 20",
-        dpu={"sa_discipline": "fifo"}), victim_latency_md, "victim_latency"),
+    "fig20fifo": Experiment(fifo_sensitivity("Fig. 20", victim_latency, "fig20_iops_neighbor.yaml", (32, 128)),
+                            victim_latency_md, "victim_latency"),
     "fig21": Experiment(lambda run: victim_iops(
         run, "fig19_bps_neighbor.yaml",
         "Fig. 21, victim IOPS next to a BPS-intensive neighbour (iodepth 64)",
@@ -433,11 +435,8 @@ EXPERIMENTS = {
         "Fig. 21 and 22; the gap between BaseCBS and WildCBS is smaller than in Fig. 21.",
         "Fig. 22, IOPS-intensive neighbour: BIOS reaches the 20k base by iodepth 8, WildCBS misses (paper)"),
         victim_iops_md, "victim_iops"),
-    "fig22fifo": Experiment(lambda run: victim_iops(
-        run, "fig20_iops_neighbor.yaml",
-        "Fig. 22 with the SA serving its queue in arrival order (`sa_discipline: fifo`, sensitivity)",
-        "as Fig. 22.", "Fig. 22 with a FIFO SA (sensitivity): paper claims as Fig. 22",
-        dpu={"sa_discipline": "fifo"}), victim_iops_md, "victim_iops"),
+    "fig22fifo": Experiment(fifo_sensitivity("Fig. 22", victim_iops, "fig20_iops_neighbor.yaml"),
+                            victim_iops_md, "victim_iops"),
     "fig23": Experiment(burst_utilization, burst_utilization_md, "burst_utilization"),
     "fig24": Experiment(sudden_activation, sudden_activation_md, "sudden_activation"),
     "table3": Experiment(misestimation, misestimation_md, "misestimation"),
