@@ -104,8 +104,9 @@ private:
         std::uint64_t s_done = 0, s_bytes = 0, s_defer = 0;
         bg::sim::LatencyHist s_lat;
     };
-    // One stage of the SA pipeline: I/Os wait in one FIFO per tenant served round robin (the
-    // SA polls its tenants' queues, dpu.sa_discipline: rr) or in a single FIFO (fifo).
+    // One stage of the SA pipeline: I/Os wait in one FIFO per vCPU queue served round robin
+    // (the SA polls the tenants' queues, one I/O each, dpu.sa_discipline: rr) or in a single
+    // FIFO (fifo).
     class Stage {
     public:
         Stage(std::size_t queues, bool rr) : q_(rr ? queues : 1), rr_(rr) {}
