@@ -2,7 +2,7 @@
 // work, for 4..1024 tenants all active and for 1024 tenants of which 64 are active (§6.6:
 // idle tenants leave the schedule list, so the window costs what the active ones cost),
 // and for 1024 scheduled tenants of which 1 in 8 offered no I/O in the window (line 13's
-// drop test on those). Target (DESIGN.md): 1024 tenants <= 10 us on one core of this machine.
+// drop test on those). Target (docs/design.md): 1024 tenants <= 10 us on one core of this machine.
 //
 // One iteration = one bg_bios_run over one window's counters. The counters of kWindows
 // windows are drawn before the timed loop and replayed in turn; bg_bios_run only reads them,

@@ -1,5 +1,5 @@
 // The gateway's storage agent on the real clock: every NBD request becomes one descriptor to a
-// bg::Device (model, verilator or xrt: DESIGN.md contract 3); a deferred one waits in a FIFO and
+// bg::Device (model, verilator or xrt: docs/design.md contract 3); a deferred one waits in a FIFO and
 // is offered again right after the next window's COMMIT, in deferral order, until admitted
 // (never failed); an admitted one goes to the SA worker thread the load balancer chose. The
 // firmware window loop (bg_fw_window over device->hal()) runs every window_us on steady_clock.

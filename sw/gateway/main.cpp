@@ -33,7 +33,7 @@ const char *const kUsage =
     "  --data-dir DIR      back each export by DIR/<tenant>.img (sparse); default: memory\n"
     "  --export-size SIZE  bytes of every export, with k/m/g/t suffixes (default 1g)\n"
     "  --control PATH      a Unix socket answering every connection with the live JSON\n"
-    "  --out FILE          the final report (DESIGN.md contract 4) on SIGINT/SIGTERM; default stdout\n"
+    "  --out FILE          the final report (docs/design.md contract 4) on SIGINT/SIGTERM; default stdout\n"
     "  --live              the per-second table on stderr even when it is not a terminal\n"
     "  --no-pace           SA workers do not take the scenario's CPU time and software limit\n"
     "  --realtime          window loop and SA stages at SCHED_FIFO 10 (needs CAP_SYS_NICE)\n"

@@ -1,5 +1,5 @@
 // Whole runs (store + cache + allocator + volume + workload) at a small scale: determinism,
-// the stabilizer's no-overdraft promise end to end, and the shape of seed 000 Fig. 18 --
+// the stabilizer's no-overdraft promise end to end, and the shape of Calcspar Fig. 18 --
 // RocksDB-like P99 grows with user threads (W = L/A in the overdrawn volume), Calcspar's
 // stays flat.
 #include <gtest/gtest.h>

@@ -79,8 +79,7 @@ TEST(SimEngine, EveryIoCompletesOnceThroughDeferrals)
 
 TEST(SimEngine, SameSeedSameBytes)
 {
-    const Scenario sc = load_scenario(std::string(__FILE__).substr(0, std::string(__FILE__).rfind('/')) +
-                                      "/../../../shared/examples/scenario.yaml");
+    const Scenario sc = load_scenario(std::string(BG_SOURCE_DIR) + "/scenarios/example.yaml");
     Scenario shorter = sc;
     shorter.duration_ns = 300'000'000;
     const std::string a = report_json(simulate(shorter, {}));
@@ -130,7 +129,7 @@ TEST(SimEngine, BiosProtectsIodepthOneVictimFromBpsNeighbour)
     EXPECT_LT(b, 0.4 * w) << "bios " << b << " ns vs wild " << w << " ns";
 }
 
-// Seed 002 in miniature: two clients whose closed loops send 80 % of their 4 KiB I/Os to 2 of
+// Still Water in miniature: two clients whose closed loops send 80 % of their 4 KiB I/Os to 2 of
 // 10 segments and saturate a main bucket at 0.56 of the SA's capacity. Steady I/Os are 20 % of
 // what is served, the cheque's size, so with deferred I/Os re-offered in deferral order the
 // steady ones that miss a cheque wait behind the hot backlog for main tokens. Re-offered first,

@@ -165,8 +165,7 @@ TEST(VerilatorDevice, SameDecisionsAsTheModelWild) { run(BG_SCHED_WILD, 3); }
 TEST(VerilatorDevice, ScenarioReportIsIdenticalToTheModels)
 {
     using namespace bg::sim;
-    Scenario sc = load_scenario(std::string(__FILE__).substr(0, std::string(__FILE__).rfind('/')) +
-                                "/../../../shared/examples/scenario.yaml");
+    Scenario sc = load_scenario(std::string(BG_SOURCE_DIR) + "/scenarios/example.yaml");
     sc.duration_ns = 300'000'000;
     for (Scheduler s : {Scheduler::kBios, Scheduler::kDualBucket}) {
         SimOptions model, rtl;

@@ -41,7 +41,7 @@
 #define BG_SCHED_BIOS 0u /* CTRL.SCHEDULER: BurstCBS BIOS (own, borrow, reserved pool) */
 #define BG_SCHED_BASE 1u /* CTRL.SCHEDULER: BaseCBS, static per-tenant admission */
 #define BG_SCHED_WILD 2u /* CTRL.SCHEDULER: WildCBS, per-tenant limiter and a global budget */
-#define BG_SCHED_DUALBUCKET 3u /* CTRL.SCHEDULER: seed 002 main bucket + cheque bucket */
+#define BG_SCHED_DUALBUCKET 3u /* CTRL.SCHEDULER: Still Water main bucket + cheque bucket */
 #define BG_SRC_OWN 0u /* decision: paid by the tenant's own grant (dual-bucket: the main bucket) */
 #define BG_SRC_BORROW 1u /* decision: paid by a bursting tenant's lendable surplus */
 #define BG_SRC_RESERVED 2u /* decision: paid by the reserved pool / cheque bucket */
@@ -380,7 +380,7 @@ static inline uint32_t bg_cost_size_lo_reset(unsigned i)
 #define BG_COST_TABLE_SLOPE_RO 0
 #define BG_COST_TABLE_SLOPE_RESET 0x0u
 
-/* Block SEGMON: Segment-level rate monitor (seed 002 §4.2): a segment is hot once its I/O count in a window exceeds R and stays hot until N windows pass at or below R; hot segments cannot draw the reserved pool / cheque. */
+/* Block SEGMON: Segment-level rate monitor (Still Water §4.2): a segment is hot once its I/O count in a window exceeds R and stays hot until N windows pass at or below R; hot segments cannot draw the reserved pool / cheque. */
 #define BG_SEGMON_BASE 0x8000u
 #define BG_SEGMON_SIZE 0x1000u
 #define BG_SEGMON_HOT_THRESHOLD 0x8000u

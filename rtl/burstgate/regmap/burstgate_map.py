@@ -46,7 +46,7 @@ _CONSTANTS = (
     Constant("SCHED_BIOS", 0, "CTRL.SCHEDULER: BurstCBS BIOS (own, borrow, reserved pool)"),
     Constant("SCHED_BASE", 1, "CTRL.SCHEDULER: BaseCBS, static per-tenant admission"),
     Constant("SCHED_WILD", 2, "CTRL.SCHEDULER: WildCBS, per-tenant limiter and a global budget"),
-    Constant("SCHED_DUALBUCKET", 3, "CTRL.SCHEDULER: seed 002 main bucket + cheque bucket"),
+    Constant("SCHED_DUALBUCKET", 3, "CTRL.SCHEDULER: Still Water main bucket + cheque bucket"),
     Constant("SRC_OWN", 0, "decision: paid by the tenant's own grant (dual-bucket: the main bucket)"),
     Constant("SRC_BORROW", 1, "decision: paid by a bursting tenant's lendable surplus"),
     Constant("SRC_RESERVED", 2, "decision: paid by the reserved pool / cheque bucket"),
@@ -219,7 +219,7 @@ _BPOOL = Block(
 
 _SEGMON = Block(
     "SEGMON", base=0x8000, size=0x1000,
-    doc=("Segment-level rate monitor (seed 002 §4.2): a segment is hot once its I/O count in "
+    doc=("Segment-level rate monitor (Still Water §4.2): a segment is hot once its I/O count in "
          "a window exceeds R and stays hot until N windows pass at or below R; hot segments "
          "cannot draw the reserved pool / cheque. See burstgate/model/segment_monitor.hpp."),
     registers=(

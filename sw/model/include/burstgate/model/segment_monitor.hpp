@@ -1,4 +1,4 @@
-// Segment-level I/O rate monitor (seed 002 §4.2): a segment is hot in an interval once its
+// Segment-level I/O rate monitor (Still Water §4.2): a segment is hot in an interval once its
 // I/O count in that interval exceeds R, and stays hot until N whole intervals have passed
 // without exceeding R.
 //

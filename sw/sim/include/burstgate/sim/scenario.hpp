@@ -1,4 +1,4 @@
-// A burstgate-sim scenario (DESIGN.md contract 4): the format of ../shared/examples/scenario.yaml,
+// A burstgate-sim scenario (docs/design.md contract 4): the format of scenarios/example.yaml,
 // every key with that meaning, plus the additions marked "added" below. Times are kept in
 // integer nanoseconds from here on so the event engine never rounds.
 #pragma once
@@ -56,12 +56,12 @@ struct DualBucketCfg {
     double hot_threshold_iops = 2000;  // R per segment, as a rate
     std::uint32_t steady_intervals = 5;
     double cheque_share = 0.2;
-    // added (seed 002 §4.2 production values unless noted)
+    // added (Still Water §4.2 production values unless noted)
     std::uint32_t alpha = 8000;
     double percentile = 0.95;
     std::uint32_t headroom_mbps = 330;
     std::uint32_t mu_mbps = 0;  // 0: the software limit in Mbps (swlimit_mbps * 8)
-    // Main bucket issuance per interval as a share of the SA's capacity: seed 002's proxy limit
+    // Main bucket issuance per interval as a share of the SA's capacity: Still Water's proxy limit
     // (1.2 GB/s) against what the server serves (2.13 GB/s, Fig. 6); 1: issue the capacity.
     double main_share = 1.0;
     // Order in which the host re-offers deferred I/Os at the next interval (`reoffer`): false

@@ -1,5 +1,5 @@
 // burstgate-sim's engine: a discrete-event simulation of a DPU storage agent whose datapath is
-// any bg::Device (DESIGN.md contract 3) and whose control plane is the firmware window loop
+// any bg::Device (docs/design.md contract 3) and whose control plane is the firmware window loop
 // (fw/include/burstgate/window.h), run every window over device->hal().
 //
 // One I/O, in simulated integer nanoseconds:

@@ -1,1 +1,0 @@
-"""Host-side Python tools of burstgate (plots of burstgate-sim reports)."""
