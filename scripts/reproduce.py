@@ -7,7 +7,7 @@ stay readable and the sweep stays here. The paper's numbers printed next to ours
 its text states (the figures themselves are not in the text we have).
 
 Each experiment measures once into a small record; its markdown table and, with --plots, its
-PNG (sw/py/burstgate_tools/repro_plots.py, one file per experiment, named after its key) are
+PNG (rtl/burstgate/tools/repro_plots.py, one file per experiment, named after its key) are
 both drawn from that record.
 
     scripts/reproduce.py [--sim build/cmake/sw/sim/burstgate-sim] [--only fig19,fig23] [--out FILE] [--plots DIR]
@@ -257,7 +257,7 @@ def misestimation_md(r):
 
 @dataclasses.dataclass
 class HotSegments:
-    """Seed 002 Fig. 10 / 13: one row per (write share, path).
+    """Still Water Fig. 10 / 13: one row per (write share, path).
 
     Each row holds, per configuration ("baseline", "dual", "fifo" = cheque with deferral-order
     re-offers, "prio" = steady first without a cheque, "wild"), the steady segments' latency
@@ -269,7 +269,7 @@ class HotSegments:
 
 
 def hot_segments(run):
-    """Seed 002 Fig. 10 / 13: steady segments' tail latency with and without the cheque bucket.
+    """Still Water Fig. 10 / 13: steady segments' tail latency with and without the cheque bucket.
 
     Baseline: the paper's production limiter, the main bucket alone (cheque_share 0) with the
     deferred I/Os re-offered in deferral order, at the same issuance. Dual-bucket: the scenario
@@ -277,7 +277,7 @@ def hot_segments(run):
     deferral-order re-offers, and steady-first re-offers without a cheque. Fig. 10 is the
     proxy's own latency (limiter wait + SA): backend off. Fig. 13 is the whole path: backend
     on. WildCBS at the SA's full capacity for reference."""
-    base = load("seed002_hot_segments.yaml")
+    base = load("dualbucket_hot_segments.yaml")
     rows = []
     for w in (1.0, 0.75, 0.5, 0.25):
         for path, backend in (("proxy (Fig. 10)", {"dist": "lognormal", "median": 0, "p99": 0}), ("end to end (Fig. 13)", None)):
@@ -297,7 +297,7 @@ def hot_segments(run):
             d = runs["dual"]
             steady_n = sum(t["lat_steady_us"]["count"] for t in d.values() if "lat_steady_us" in t)
             # The segment monitor counts re-offers: a steady segment with deferred I/Os can look
-            # hot, and its new I/Os then get no cheque (docs/results.md, seed 002).
+            # hot, and its new I/Os then get no cheque (docs/results.md, Still Water).
             as_hot = sum(t["steady_new_as_hot"] for t in d.values() if "steady_new_as_hot" in t)
             rows.append({
                 "write_share": w, "path": path,
@@ -312,7 +312,7 @@ def hot_segments(run):
 
 
 def hot_segments_md(r):
-    lines = ["**Seed 002 Fig. 10 / 13, hot segments** (`scenarios/seed002_hot_segments.yaml`): 20 % of the "
+    lines = ["**Still Water Fig. 10 / 13, hot segments** (`scenarios/dualbucket_hot_segments.yaml`): 20 % of the "
              "segments carry 80 % of a closed-loop load (4 clients x iodepth 64) that saturates the main "
              "bucket (0.56 of the SA's capacity, the paper's 1.2 of 2.13 GB/s); latency in us of I/Os to "
              "the steady segments. Baseline: the main bucket alone (cheque_share 0, re-offers in deferral "
@@ -340,7 +340,7 @@ def hot_segments_md(r):
 
 @dataclasses.dataclass
 class AlphaFit:
-    """Seed 002 Eq. (1): per main_share (share, lambda Mb/s, windows, measured P95 us, Eq. (1) us)."""
+    """Still Water Eq. (1): per main_share (share, lambda Mb/s, windows, measured P95 us, Eq. (1) us)."""
     mu: float
     warmup: float
     scenario_alpha: float
@@ -350,13 +350,13 @@ class AlphaFit:
 
 
 def alpha_fit(run):
-    """Seed 002 Eq. (1)'s alpha for this SA: the seed 002 scenario with the main bucket alone
+    """Still Water Eq. (1)'s alpha for this SA: the Still Water scenario with the main bucket alone
     (cheque_share 0) at three loads, the P95 SA delay the firmware reads per window (the CSV's
-    sa_p95_us), fitted by `sw/py/burstgate fit-alpha` (burstgate_tools/fit_alpha.py)."""
+    sa_p95_us), fitted by `burstgate fit-alpha` (burstgate/tools/fit_alpha.py)."""
     sys.path.insert(0, str(ROOT / "sw" / "py"))
-    from burstgate_tools import fit_alpha
+    from burstgate.tools import fit_alpha
 
-    base = load("seed002_hot_segments.yaml")
+    base = load("dualbucket_hot_segments.yaml")
     db = base["dualbucket"]
     mu = db.get("mu_mbps") or base["dpu"]["swlimit_mbps"] * 8
     warmup = base["warmup_ms"]
@@ -376,11 +376,11 @@ def alpha_fit(run):
 
 
 def alpha_fit_md(r):
-    lines = ["**Seed 002 Eq. (1), alpha fitted to this SA** (`scenarios/seed002_hot_segments.yaml`, "
+    lines = ["**Still Water Eq. (1), alpha fitted to this SA** (`scenarios/dualbucket_hot_segments.yaml`, "
              "`cheque_share: 0`, `main_share` 0.3 / 0.56 / 0.8; per-window P95 SA delay as the firmware "
              f"reads it, averaged over the windows after {r.warmup} ms; mu = {r.mu} Mb/s). "
              f"The scenario uses alpha = {r.scenario_alpha}. Same fit by hand: "
-             f"`sw/py/burstgate fit-alpha R1.csv R2.csv R3.csv --mu-mbps {r.mu} --warmup-ms {r.warmup}`.", ""]
+             f"`burstgate fit-alpha R1.csv R2.csv R3.csv --mu-mbps {r.mu} --warmup-ms {r.warmup}`.", ""]
     lines += ["| main_share | lambda Mb/s | mu - lambda | windows | measured P95 us | Eq. (1) at the fit, us |",
               "|---|---|---|---|---|---|"]
     lines += [f"| {share} | {lam:.0f} | {r.mu - lam:.0f} | {n} | {w:.1f} | {p:.1f} |"
@@ -440,7 +440,7 @@ EXPERIMENTS = {
     "fig23": Experiment(burst_utilization, burst_utilization_md, "burst_utilization"),
     "fig24": Experiment(sudden_activation, sudden_activation_md, "sudden_activation"),
     "table3": Experiment(misestimation, misestimation_md, "misestimation"),
-    "seed002": Experiment(hot_segments, hot_segments_md, "hot_segments"),
+    "stillwater": Experiment(hot_segments, hot_segments_md, "hot_segments"),
     "alpha": Experiment(alpha_fit, alpha_fit_md, "alpha_fit"),
 }
 
@@ -463,7 +463,7 @@ def main():
     if args.plots:
         # Only here: the tables alone need no matplotlib.
         sys.path.insert(0, str(ROOT / "sw" / "py"))
-        from burstgate_tools import repro_plots as plots
+        from burstgate.tools import repro_plots as plots
         plot_dir = pathlib.Path(args.plots)
         try:
             plot_dir.mkdir(parents=True, exist_ok=True)

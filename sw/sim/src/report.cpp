@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "burstgate/regs.h"
 #include "burstgate/sim/lsm_section.hpp"
 #include "burstgate/sim/simulator.hpp"
 
@@ -77,9 +78,10 @@ std::string report_json(const SimResult &r)
     s += "  \"admitted_load\": {\"cpu\": " + num(r.admitted_load[0], 4) + ", \"ingress\": " +
          num(r.admitted_load[1], 4) + ", \"egress\": " + num(r.admitted_load[2], 4) + ", \"swlimit\": " +
          num(r.admitted_load[3], 4) + "},\n";
-    s += "  \"cost_factor\": {\"cpu\": " + num(r.final_factor[0] / 4096.0, 4) + ", \"ingress\": " +
-         num(r.final_factor[1] / 4096.0, 4) + ", \"egress\": " + num(r.final_factor[2] / 4096.0, 4) +
-         ", \"swlimit\": " + num(r.final_factor[3] / 4096.0, 4) + "},\n";
+    constexpr double kFactorOne = 1u << BG_FACTOR_FRAC_BITS;  // COST.FACTOR is Q4.12
+    s += "  \"cost_factor\": {\"cpu\": " + num(r.final_factor[0] / kFactorOne, 4) + ", \"ingress\": " +
+         num(r.final_factor[1] / kFactorOne, 4) + ", \"egress\": " + num(r.final_factor[2] / kFactorOne, 4) +
+         ", \"swlimit\": " + num(r.final_factor[3] / kFactorOne, 4) + "},\n";
     s += "  \"events\": " + std::to_string(r.events) + ", \"windows\": " + std::to_string(r.windows) + ",\n";
     s += "  \"ios\": {\"generated\": " + std::to_string(r.generated) + ", \"finished\": " + std::to_string(r.finished) +
          ", \"in_flight\": " + std::to_string(r.in_flight) + ", \"deferred_pending\": " +

@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <initializer_list>
 #include <limits>
@@ -175,9 +176,10 @@ void load_trace(const Loader &L, const YAML::Node &n, const std::string &P, Trac
             L.fail(n, P + ".file", "missing");
         tr.file = L.string(n["file"], P + ".file");
         // Relative to the scenario file, so a scenario runs from any working directory.
-        const std::size_t slash = L.file().rfind('/');
-        if (!tr.file.empty() && tr.file[0] != '/' && slash != std::string::npos)
-            tr.file = L.file().substr(0, slash + 1) + tr.file;
+        if (!tr.file.empty() && tr.file[0] != '/') {
+            const std::filesystem::path dir = std::filesystem::absolute(L.file()).parent_path();
+            tr.file = (dir / tr.file).lexically_normal().string();
+        }
     }
     const std::string format = !opt.trace_format.empty() ? opt.trace_format
                                : n["format"]               ? L.string(n["format"], P + ".format")
@@ -191,7 +193,10 @@ void load_trace(const Loader &L, const YAML::Node &n, const std::string &P, Trac
     }
     if (!std::ifstream(tr.file))
         L.fail(opt.trace_file.empty() ? n["file"] : n, P + ".file",
-               "cannot open '" + tr.file + "'" + (opt.trace_file.empty() ? "" : " (given with --trace)"));
+               "cannot open '" + tr.file + "'" +
+                   (!opt.trace_file.empty()            ? " (given with --trace)"
+                    : L.string(n["file"], "") != tr.file ? " (a relative file is read from the scenario's folder)"
+                                                         : ""));
     if (n["device"]) tr.device = L.string(n["device"], P + ".device");
     if (n["time_scale"]) tr.time_scale = L.number(n["time_scale"], P + ".time_scale", 1e-9, 1e9);
     if (n["skip_s"])
@@ -344,6 +349,7 @@ Scenario parse_scenario(const std::string &text, const std::string &file, const 
     s.file = file;
     if (!root.IsMap())
         L.fail_line(1, "(top level)", "expected a mapping of scenario keys");
+    L.check_no_duplicate_keys(root);
     L.check_keys(root, "", {"name", "seed", "duration_ms", "warmup_ms", "scheduler", "window_us", "dpu",
                             "dualbucket", "tenants", "lsm"});
     s.name = root["name"] ? L.string(root["name"], "name") : "unnamed";
@@ -402,6 +408,8 @@ Scenario parse_scenario(const std::string &text, const std::string &file, const 
 
 Scenario load_scenario(const std::string &path, const LoadOptions &opt)
 {
+    if (std::filesystem::is_directory(path))
+        throw ScenarioError(path + ": is a folder, not a scenario file");
     std::ifstream in(path);
     if (!in)
         throw ScenarioError(path + ": cannot open");

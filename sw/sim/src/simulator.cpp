@@ -101,6 +101,10 @@ struct Io {
     std::uint32_t lsm = 0;  // lsm: the store's I/O cookie + 1 (0: the workload's)
 };
 
+// I/Os alive at once (waiting, deferred or in flight) a run may hold: 4 Mi records of 48 bytes
+// plus their queue entries stay under about 0.5 GB.
+constexpr std::size_t kMaxLiveIos = std::size_t{1} << 22;
+
 struct TenantRt {
     const Tenant *cfg = nullptr;
     Rng rng{0};
@@ -319,6 +323,15 @@ std::uint32_t Sim::alloc_io(std::uint32_t ti)
         id = free_.back();
         free_.pop_back();
     } else {
+        // Memory is bounded for any scenario that loads: an open loop or a trace offered far
+        // above what the SA serves would otherwise grow its backlog until the machine runs out
+        // (rate_iops: 1e9 reached 3.5 GB in 21 s). The limit is documented in docs/simulator.md.
+        if (ios_.size() >= kMaxLiveIos)
+            throw ScenarioError(sc_.file + ":" + std::to_string(trt_[ti].cfg->line) + ": tenants[" + std::to_string(ti) +
+                                "] (" + trt_[ti].cfg->name + "): more than " + std::to_string(kMaxLiveIos) +
+                                " I/Os waiting or in flight at once at " + std::to_string(now_ / 1'000'000) +
+                                " ms: the offered load is far above what the SA serves; lower rate_iops (or the "
+                                "trace's time_scale) or shorten the run");
         id = static_cast<std::uint32_t>(ios_.size());
         ios_.emplace_back();
     }
@@ -532,8 +545,8 @@ void Sim::on_window()
         const double w_s = static_cast<double>(sc_.window_ns) / 1e9;
         // The SA delay the firmware read at this tick (the datapath's all-tenant histogram of
         // the window just ended), at P95 as the dual-bucket estimate reads it (BG_LH_INTERP, as
-        // provision.cpp configures it): what fitting seed 002's alpha to Eq. (1) needs
-        // (sw/py/burstgate fit-alpha). Only when the firmware reads it (dualbucket, cost
+        // provision.cpp configures it): what fitting Still Water's alpha to Eq. (1) needs
+        // (burstgate fit-alpha). Only when the firmware reads it (dualbucket, cost
         // adjustment); blank otherwise and for a window without completions.
         char sa[48] = ",";
         const bool hist_read = sched_ == Scheduler::kDualBucket || sc_.dpu.cost_adjust;

@@ -1,0 +1,1 @@
+"""Host-side Python tools of burstgate (plots of burstgate-sim reports)."""
