@@ -157,18 +157,15 @@ SHELL_BUILD := $(BUILD)/cmake-shell
 PLATFORM ?= xilinx_u250_gen3x16_xdma_4_1_202210_1
 KERNEL_SIZES ?=
 
-.PHONY: sim
-sim: cpp ## the Verilator engine (bg_kernel around the core): part of every C++ build, i.e. `make cpp`
-
-.PHONY: sim-shell
-sim-shell: $(ENV_MK) ## the kernel shell around its test passthrough: C++ ring tests and cycles/s
+.PHONY: kernel-shell
+kernel-shell: $(ENV_MK) ## the kernel shell around its test passthrough: C++ ring tests and cycles/s
 	cmake -S $(ROOT) -B $(SHELL_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE=$(PY) \
 	  -DBG_PYTHON=OFF -DBG_VERILATOR_DATAPATH=passthrough
 	cmake --build $(SHELL_BUILD) -j $(JOBS) --target bg_shell_tests bg_kernel_bench
-	$(SHELL_BUILD)/sim/bg_shell_tests
-	$(SHELL_BUILD)/sim/bg_kernel_bench
+	$(SHELL_BUILD)/sw/host/verilator/bg_shell_tests
+	$(SHELL_BUILD)/sw/host/verilator/bg_kernel_bench
 
-# Its own tree: the kernel compiled with gcc profile feedback (BG_VERILATOR_PGO, sim/CMakeLists.txt),
+# Its own tree: the kernel compiled with gcc profile feedback (BG_VERILATOR_PGO, sw/host/verilator/CMakeLists.txt),
 # which Verilates and compiles the kernel twice and runs a training pass.
 KBENCH_BUILD := $(BUILD)/cmake-kernel-bench
 .PHONY: kernel-bench
@@ -177,8 +174,8 @@ kernel-bench: $(ENV_MK) ## cycles per CPU second of the Verilated kernel (core, 
 	  -DBG_PYTHON=OFF -DBG_TESTS=OFF -DBG_VERILATOR_DATAPATH=core -DBG_VERILATOR_PGO=ON -DBG_VERILATOR_TRACE=OFF \
 	  -DBG_KERNEL_SIZES="$(KERNEL_SIZES)"
 	cmake --build $(KBENCH_BUILD) -j $(JOBS) --target bg_kernel_bench
-	$(KBENCH_BUILD)/sim/bg_kernel_bench 300000
-	$(KBENCH_BUILD)/sim/bg_kernel_bench idle 1000000
+	$(KBENCH_BUILD)/sw/host/verilator/bg_kernel_bench 300000
+	$(KBENCH_BUILD)/sw/host/verilator/bg_kernel_bench idle 1000000
 
 .PHONY: lint-kernel
 lint-kernel: $(ENV_MK) ## verilator --lint-only -Wall on bg_kernel.v (Amaranth waivers: scripts/alveo/amaranth.vlt)

@@ -13,8 +13,8 @@ pkgs=(
   libbenchmark-dev # make bench
   libxrt-dev       # XrtDevice (Alveo engine)
   libyaml-cpp-dev  # burstgate-sim scenario files
-  zlib1g-dev       # FST traces of the Verilated kernel (sim/)
-  liblz4-dev       # FST traces of the Verilated kernel (sim/)
+  zlib1g-dev       # FST traces of the Verilated kernel (sw/host/verilator/)
+  liblz4-dev       # FST traces of the Verilated kernel (sw/host/verilator/)
   librocksdb-dev   # burstgate-rocksdb-record: real RocksDB block-I/O traces (sw/lsm, optional)
   fio              # burstgate-gateway tests: stock fio as the NBD client (--ioengine=nbd, libnbd)
   make

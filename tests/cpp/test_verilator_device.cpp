@@ -1,7 +1,7 @@
 // Contract 2 and 3 through the Device interface: the same configuration, descriptors,
 // completions and window commands on ModelDevice and on VerilatorDevice (the generated kernel:
 // AXI4-Lite, rings, the core) give the same decision for every descriptor and the same
-// counters. Built when the Verilated kernel is (`make sim`, BG_HAVE_VERILATOR).
+// counters. Built when the Verilated kernel is (every `make cpp`, BG_HAVE_VERILATOR).
 #ifdef BG_HAVE_VERILATOR
 
 #include <gtest/gtest.h>

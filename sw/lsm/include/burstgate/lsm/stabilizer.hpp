@@ -12,7 +12,7 @@
 
 #include <cstdint>
 
-#include "burstgate/lsm/sim.hpp"
+#include "burstgate/lsm/event_loop.hpp"
 
 namespace bg::lsm {
 

@@ -11,7 +11,7 @@
 #include <functional>
 #include <string>
 
-#include "burstgate/lsm/sim.hpp"
+#include "burstgate/lsm/event_loop.hpp"
 
 namespace bg::lsm {
 

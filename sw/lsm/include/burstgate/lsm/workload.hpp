@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "burstgate/lsm/sim.hpp"
+#include "burstgate/lsm/event_loop.hpp"
 
 namespace bg::lsm {
 

@@ -13,7 +13,7 @@ class Vbg_kernel;
 class VerilatedContext;
 class VerilatedFstC;
 
-namespace bg::sim {
+namespace bg::verilator {
 
 class KernelSim {
 public:
@@ -63,4 +63,4 @@ private:
     } lite_{};  // the AXI4-Lite handshakes of the last cycle, as sampled before its edge
 };
 
-}  // namespace bg::sim
+}  // namespace bg::verilator

@@ -13,14 +13,14 @@
 
 #include <string>
 
-#include "burstgate/sim/kernel_sim.hpp"
-#include "burstgate/sim/verilator_device.hpp"
+#include "burstgate/host/kernel_sim.hpp"
+#include "burstgate/host/verilator_device.hpp"
 
 namespace {
 
 int idle(std::uint64_t cycles)
 {
-    bg::sim::KernelSim sim(1 << 16);
+    bg::verilator::KernelSim sim(1 << 16);
     const std::clock_t cpu0 = std::clock();
     sim.run(cycles);
     const double cpu = static_cast<double>(std::clock() - cpu0) / CLOCKS_PER_SEC;

@@ -3,16 +3,16 @@
 # "Verilated kernel throughput"): the before/after measure of an RTL edit, independent of the
 # load of a shared machine, as CPU seconds are not.
 #
-#   sim/bench/kernel_instructions.sh RTL_DIR OUT_DIR HOST_BUILD [DESCRIPTORS]
+#   sw/host/verilator/bench/kernel_instructions.sh RTL_DIR OUT_DIR HOST_BUILD [DESCRIPTORS]
 #
 # RTL_DIR     a copy of rtl/ (e.g. `cp -r rtl /tmp/before`, then edit), so that edits others
 #             make to the working tree meanwhile do not leak into the measurement
 # OUT_DIR     created (emptied first): bg_kernel.v, the Verilated model, OUT_DIR/bg_kernel_bench
 # HOST_BUILD  a CMake build tree with -DBG_VERILATOR_DATAPATH=core (`make cpp`'s build/cmake):
 #             its bg_host, bg_model and bg_fw libraries are linked; the harness
-#             (sim/src, sim/bench) is compiled again against this model
+#             (sw/host/verilator, its bench/) is compiled again against this model
 #
-# The model is Verilated and compiled as sim/CMakeLists.txt does without profile feedback
+# The model is Verilated and compiled as sw/host/verilator/CMakeLists.txt does without profile feedback
 # (-O2 -march=x86-64-v2; BG_VERILATOR_ARCH_FLAGS overrides the last), then run under
 # `valgrind --tool=callgrind` with DESCRIPTORS (default 50000); prints the cycle count and the
 # instruction total (callgrind output: OUT_DIR/callgrind.out). BG_VERILATOR_TRACE=OFF in the
@@ -49,10 +49,10 @@ VERILATOR_ROOT=$VROOT "$VROOT/bin/verilator" --cc --build -j 2 -O3 --x-assign fa
     -CFLAGS "-O2 -fPIC $ARCH" "$OUT/bg_kernel.v" > "$OUT/verilate.log" 2>&1 \
     || { echo "verilator failed: $OUT/verilate.log" >&2; exit 1; }
 
-CXXFLAGS=("${TRACE_DEFS[@]}" -DBG_HAVE_VERILATOR -DBG_HAVE_XRT -I"$ROOT/sw/host/include" -I"$ROOT/sim/include" -I"$ROOT/sw/model/include"
+CXXFLAGS=("${TRACE_DEFS[@]}" -DBG_HAVE_VERILATOR -DBG_HAVE_XRT -I"$ROOT/sw/host/include" -I"$ROOT/sw/model/include"
           -I"$ROOT/fw/include" -isystem /usr/include/xrt -isystem "$OUT" -isystem "$VROOT/include"
           -isystem "$VROOT/include/vltstd" -O3 -DNDEBUG -fPIC -std=c++20)
-for src in sim/src/kernel_sim.cpp sim/src/verilator_device.cpp sim/bench/kernel_bench.cpp; do
+for src in sw/host/verilator/kernel_sim.cpp sw/host/verilator/verilator_device.cpp sw/host/verilator/bench/kernel_bench.cpp; do
     c++ "${CXXFLAGS[@]}" -c "$ROOT/$src" -o "$OUT/$(basename "$src" .cpp).o"
 done
 # The shared libraries bg_host links (XRT, uuid, ...), as its build tree names them.

@@ -1,4 +1,4 @@
-#include "burstgate/lsm/sim.hpp"
+#include "burstgate/lsm/event_loop.hpp"
 
 #include <cmath>
 #include <stdexcept>

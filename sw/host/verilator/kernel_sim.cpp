@@ -1,7 +1,7 @@
 // Cycle loop: inputs for a cycle are driven, the model settles with the clock low, the
 // handshakes of that cycle are sampled, the rising edge is applied, and the memory and the
 // host update their state from what was sampled -- the order a real AXI slave sees.
-#include "burstgate/sim/kernel_sim.hpp"
+#include "burstgate/host/kernel_sim.hpp"
 
 #include <bit>
 #include <cstring>
@@ -13,7 +13,7 @@
 #include "verilated_fst_c.h"
 #endif
 
-namespace bg::sim {
+namespace bg::verilator {
 
 namespace {
 constexpr unsigned beat_bytes = 16;  // m_axi_gmem data width: 128 bits
@@ -230,4 +230,4 @@ std::uint32_t KernelSim::read32(std::uint32_t addr)
     return lite_.rdata;
 }
 
-}  // namespace bg::sim
+}  // namespace bg::verilator

@@ -1,7 +1,7 @@
 // The "verilator" engine. Compiled into bg_host when CMake builds the Verilated kernel.
-#include "burstgate/sim/verilator_device.hpp"
+#include "burstgate/host/verilator_device.hpp"
 
-#include "burstgate/sim/kernel_sim.hpp"
+#include "burstgate/host/kernel_sim.hpp"
 
 namespace bg {
 
@@ -20,7 +20,7 @@ VerilatorDevice::VerilatorDevice(const std::string &trace, unsigned ring_log2)
         bytes[i] = (std::size_t{rec[i]} << ring_log2);
         total += (bytes[i] + 4095) & ~std::size_t{4095};
     }
-    sim_ = std::make_unique<sim::KernelSim>(total, 8, trace);
+    sim_ = std::make_unique<verilator::KernelSim>(total, 8, trace);
     RingMemory mem[3];
     std::size_t at = 0;
     for (int i = 0; i < 3; i++) {

@@ -10,7 +10,7 @@
 
 namespace bg {
 
-namespace sim {
+namespace verilator {
 class KernelSim;
 }
 
@@ -30,7 +30,7 @@ protected:
     bool wait_for_kernel(bool progressed) override;
 
 private:
-    std::unique_ptr<sim::KernelSim> sim_;
+    std::unique_ptr<verilator::KernelSim> sim_;
     std::uint64_t idle_cycles_ = 0;
 };
 
