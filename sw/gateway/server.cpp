@@ -216,7 +216,8 @@ public:
                 queue_.pop_front();
             }
             const std::uint64_t bytes = o.size();
-            const auto deadline = Clock::now() + grace + std::chrono::nanoseconds(bytes * 1'000'000'000ull / rate);
+            const auto head = Clock::now();
+            const auto deadline = head + grace + std::chrono::nanoseconds(bytes * 1'000'000'000ull / rate);
             const bool ok = send_by(o.head, deadline) && [&] {
                 for (const Bytes &b : o.body)
                     if (!send_by(b, deadline))
@@ -229,11 +230,14 @@ public:
             }
             cv_.notify_all();
             if (!ok) {
-                const bool late = Clock::now() >= deadline;
+                const bool late = send_errno_ == EAGAIN || send_errno_ == EWOULDBLOCK;  // the deadline passed
                 cut();
-                return late ? "client took less than the minimum reply rate: " + std::to_string(bytes) +
-                                  " bytes not read in time; cut"
-                            : "";
+                const double waited = std::chrono::duration<double>(Clock::now() - head).count();
+                char ms[32];
+                std::snprintf(ms, sizeof ms, "%.0f", waited * 1e3);
+                return late ? "client took less than the minimum reply rate: a reply of " + std::to_string(bytes) +
+                                  " bytes not read " + ms + " ms after reaching the head of the queue; cut"
+                            : std::string("reply not sent: ") + std::strerror(send_errno_) + "; closed";
             }
         }
     }
@@ -251,6 +255,7 @@ private:
             }
             if (r < 0 && errno == EINTR)
                 continue;
+            send_errno_ = r < 0 ? errno : EPIPE;
             if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
                 const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
                 if (left <= 0)
@@ -273,6 +278,7 @@ private:
     std::deque<Out> queue_;
     unsigned inflight_ = 0;
     bool cut_ = false, stop_ = false, reader_done_ = false;
+    int send_errno_ = 0;
 };
 
 Server::Server(Engine &engine, ServerOptions opt) : eng_(engine), opt_(std::move(opt))
