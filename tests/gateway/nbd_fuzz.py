@@ -108,6 +108,10 @@ class Fuzzer:
         if got is None:
             return None
         structured, meta = got
+        if not structured and self.rng.random() < 0.5:
+            g.send_option(s, g.OPT_STRUCTURED_REPLY)
+            assert g.option_reply(s)[1] == g.REP_ACK
+            structured = True
         export = self.rng.choice(self.exports)
         if structured and self.rng.random() < 0.6:
             g.send_option(s, g.OPT_SET_META_CONTEXT, g.meta_payload(export, "base:allocation"))

@@ -60,6 +60,7 @@ def test_kill9_loses_nothing_flushed(tmp_path):
                 k += 1
         except (EOFError, OSError):
             pass
+        s.close()
 
     ths = [threading.Thread(target=writer, args=(e,), daemon=True) for e in ("victim", "bursty")]
     for t in ths:
@@ -67,6 +68,7 @@ def test_kill9_loses_nothing_flushed(tmp_path):
     time.sleep(2.0)
     gw.proc.send_signal(signal.SIGKILL)
     gw.proc.wait()
+    gw._log.close()
     stop.set()
     for t in ths:
         t.join(timeout=10)

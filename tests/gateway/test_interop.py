@@ -48,7 +48,8 @@ def file_map(path, size):
 
 
 def sha256(path):
-    return hashlib.sha256(open(path, "rb").read()).hexdigest()
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
 
 
 @pytest.fixture
@@ -156,4 +157,5 @@ def test_qemu_io_write_zeroes(gw):
         "read -P 0 0 2M", gw.uri("bursty"))
     runs = file_map(gw.data / "bursty.img", SIZE)
     assert runs == [(0, MIB)], runs
-    assert open(gw.data / "bursty.img", "rb").read(2 * MIB) == bytes(2 * MIB)
+    with open(gw.data / "bursty.img", "rb") as f:
+        assert f.read(2 * MIB) == bytes(2 * MIB)
