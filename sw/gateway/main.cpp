@@ -104,31 +104,43 @@ int lock_data_dir(const std::string &dir)
     return fd;  // kept open (and locked) until exit
 }
 
-int listen_unix(const std::string &path)
+sockaddr_un unix_address(const std::string &path)
 {
     sockaddr_un a{};
     if (path.size() >= sizeof a.sun_path)
         throw UsageError("--unix: path longer than " + std::to_string(sizeof a.sun_path - 1) + " bytes: " + path);
     a.sun_family = AF_UNIX;
     std::memcpy(a.sun_path, path.c_str(), path.size() + 1);
-    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    return a;
+}
+
+// True when `path` is a socket file nobody answers on (stale: to be replaced); throws when a
+// live process serves it -- it is not ours to take.
+bool stale_socket(const std::string &path)
+{
+    sockaddr_un a = unix_address(path);
     struct stat st {};
-    if (::lstat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) {
-        // Served by a live process? Then it is not ours to take; else a stale socket of an
-        // earlier run, replaced (never any other kind of file).
-        const int probe = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (::connect(probe, reinterpret_cast<sockaddr *>(&a), sizeof a) == 0) {
-            ucred cr{};
-            socklen_t n = sizeof cr;
-            const bool known = ::getsockopt(probe, SOL_SOCKET, SO_PEERCRED, &cr, &n) == 0;
-            ::close(probe);
-            ::close(fd);
-            throw OwnedElsewhere("--unix " + path + " is served by a live process (pid " +
-                                 (known ? std::to_string(cr.pid) : std::string("unknown")) + ")");
-        }
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode))
+        return false;
+    const int probe = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (::connect(probe, reinterpret_cast<sockaddr *>(&a), sizeof a) == 0) {
+        ucred cr{};
+        socklen_t n = sizeof cr;
+        const bool known = ::getsockopt(probe, SOL_SOCKET, SO_PEERCRED, &cr, &n) == 0;
         ::close(probe);
-        ::unlink(path.c_str());
+        throw OwnedElsewhere("--unix " + path + " is served by a live process (pid " +
+                             (known ? std::to_string(cr.pid) : std::string("unknown")) + ")");
     }
+    ::close(probe);
+    return true;
+}
+
+int listen_unix(const std::string &path)
+{
+    sockaddr_un a = unix_address(path);
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (stale_socket(path))
+        ::unlink(path.c_str());  // never any other kind of file
     const mode_t old = ::umask(0077);  // only this user connects
     const int rc = ::bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a);
     ::umask(old);
@@ -247,6 +259,12 @@ int main(int argc, char **argv)
     }
 
     try {
+        // One owner, checked before anything else is said or opened: the data directory's lock
+        // (held from here to exit), then the socket path (checked again when it is bound).
+        const int dir_lock = data_dir.empty() ? -1 : lock_data_dir(data_dir);
+        (void)dir_lock;
+        if (!unix_path.empty())
+            stale_socket(unix_path);
         const bg::sim::Scenario sc = bg::sim::load_scenario(config);
         bg::gw::EngineOptions eo;
         eo.engine = engine;
@@ -259,9 +277,6 @@ int main(int argc, char **argv)
         // Payload buffers of 64 KiB and more are mmapped and go back to the kernel when freed, so
         // what the budgets bound is what the process holds (no arena keeps freed payloads).
         ::mallopt(M_MMAP_THRESHOLD, 64 << 10);
-        // One owner: the data directory's lock first, so nothing of it is opened otherwise.
-        const int dir_lock = data_dir.empty() ? -1 : lock_data_dir(data_dir);
-        (void)dir_lock;
         for (const bg::sim::Tenant &t : sc.tenants) {
             if (!data_dir.empty() && (t.name.empty() || t.name.find('/') != std::string::npos || t.name[0] == '.'))
                 throw bg::sim::ScenarioError(sc.file + ":" + std::to_string(t.line) + ": tenants: name '" + t.name +

@@ -106,6 +106,7 @@ class Fuzzer:
         s.settimeout(30)
         got = self.options(s)
         if got is None:
+            s.close()
             return None
         structured, meta = got
         if not structured and self.rng.random() < 0.5:
@@ -221,10 +222,12 @@ class Fuzzer:
         if got is None:
             return
         s, export, structured, meta = got
-        for _ in range(self.rng.randrange(1, 40)):
-            if not self.request(s, export, structured, meta):
-                return
-        s.close()
+        try:
+            for _ in range(self.rng.randrange(1, 40)):
+                if not self.request(s, export, structured, meta):
+                    return
+        finally:
+            s.close()
 
     def verify(self):
         """Every export reads back as its shadow."""
