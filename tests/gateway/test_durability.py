@@ -5,8 +5,10 @@ The client records every acknowledgement: each 4 KiB block's versions in the ord
 write in flight per block, so their order is the disk's), and at each FLUSH the version each
 block had acknowledged when the FLUSH was sent. After the restart each block must hold that
 version or one sent later (which may or may not have landed), never an older one or garbage.
-Catches a FLUSH acknowledged before fdatasync, a write acknowledged before pwrite, or a restart
-that recreates or truncates the disk."""
+Catches a write (or a split write's block) acknowledged before its pwrite, a FLUSH answered
+before the writes it covers are done, or a restart that recreates or truncates the disk. (A
+process kill leaves the page cache to the kernel: a missing fdatasync would need a power cut
+to show, which no test here can make.)"""
 
 import os
 import signal
