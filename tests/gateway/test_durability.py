@@ -12,6 +12,8 @@ to show, which no test here can make.)"""
 
 import os
 import signal
+
+import pytest
 import struct
 import threading
 import time
@@ -25,14 +27,22 @@ def block(b, version, rng_bytes):
     return struct.pack(">QQ", b, version) + rng_bytes[16:]
 
 
-def test_kill9_loses_nothing_flushed(tmp_path):
+@pytest.mark.parametrize("rounds", [1, pytest.param(8, marks=pytest.mark.long)])
+def test_kill9_loses_nothing_flushed(tmp_path, rounds):
+    """Short: one kill; long: eight kills, each restart's disk the next round's starting point."""
     data = tmp_path / "disks"
     data.mkdir()
-    first = tmp_path / "first"
-    first.mkdir()
-    gw = g.Gateway(first, data_dir=data, export_size="16m")
     versions = {}      # block -> [payloads in the order sent]
     durable = {}       # block -> index into versions[block], as of the last completed FLUSH
+    for r in range(rounds):
+        kill_and_check(tmp_path / f"round{r}", data, versions, durable)
+
+
+def kill_and_check(tmp, data, versions, durable):
+    tmp.mkdir()
+    first = tmp / "first"
+    first.mkdir()
+    gw = g.Gateway(first, data_dir=data, export_size="16m")
     stop = threading.Event()
     counts = {"acked": 0, "flushes": 0}
 
@@ -75,7 +85,7 @@ def test_kill9_loses_nothing_flushed(tmp_path):
     for t in ths:
         t.join(timeout=10)
     assert counts["flushes"] > 2 and durable, counts
-    second = tmp_path / "second"
+    second = tmp / "second"
     second.mkdir()
     again = g.Gateway(second, data_dir=data, export_size="16m")
     lost = []
