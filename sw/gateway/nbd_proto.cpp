@@ -82,6 +82,10 @@ Check check_request(const Request &r, std::uint64_t export_size, std::uint32_t m
     if ((r.type == kCmdRead || write) && r.length > max_block)
         return fail(s.structured && r.type == kCmdRead ? kEoverflow : kEinval,
                     "length above the export's maximum payload (NBD_INFO_BLOCK_SIZE)");
+    // Zeroes that must be written (NO_HOLE, not FAST_ZERO) cost what a WRITE of the range costs:
+    // above the maximum payload that is more than the protocol asks a server to take at once.
+    if (r.type == kCmdWriteZeroes && (r.flags & kCmdFlagNoHole) && !(r.flags & kCmdFlagFastZero) && r.length > max_block)
+        return {Verdict::kReplyError, kEoverflow, "WRITE_ZEROES with NO_HOLE above the maximum payload: split it"};
     if (r.offset > export_size || r.length > export_size - r.offset)
         return fail(write || r.type == kCmdWriteZeroes ? kEnospc : kEinval, "past the end of the export");
     return {};

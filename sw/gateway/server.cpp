@@ -744,7 +744,12 @@ void Server::transmission(const std::shared_ptr<Conn> &c, std::size_t tenant)
         }
         // The bytes this request holds until its reply has left: its payload either way.
         const bool data_cmd = chk.verdict == Verdict::kServe && (hdr.type == kCmdRead || hdr.type == kCmdWrite);
-        const std::uint32_t nchunks = data_cmd ? (hdr.length + chunk - 1) / chunk : 1;
+        // Zeroes to be written (at most the maximum payload: checked) are split like a WRITE,
+        // each block costing what writing it costs, but hold no buffer.
+        const bool zero_cmd = chk.verdict == Verdict::kServe && hdr.type == kCmdWriteZeroes &&
+                              (hdr.flags & kCmdFlagNoHole) && !(hdr.flags & kCmdFlagFastZero);
+        const bool split = data_cmd || zero_cmd;
+        const std::uint32_t nchunks = split ? (hdr.length + chunk - 1) / chunk : 1;
         const std::uint64_t need = (data_cmd ? hdr.length : 0) + kOverhead * nchunks +
                                    (hdr.type == kCmdBlockStatus ? 8192 : 0);
         if (!tb.take(need, give_up)) {
@@ -785,8 +790,8 @@ void Server::transmission(const std::shared_ptr<Conn> &c, std::size_t tenant)
             r->type = hdr.type;
             r->flags = hdr.flags;
             r->cookie = hdr.cookie;
-            r->offset = data_cmd ? hdr.offset + std::uint64_t{k} * chunk : hdr.offset;
-            r->length = data_cmd ? std::min(chunk, hdr.length - k * chunk) : hdr.length;
+            r->offset = split ? hdr.offset + std::uint64_t{k} * chunk : hdr.offset;
+            r->length = split ? std::min(chunk, hdr.length - k * chunk) : hdr.length;
             r->tenant = static_cast<std::uint16_t>(tenant);
             r->queue = queue;
             r->vq = vq;

@@ -156,20 +156,24 @@ public:
         return 0;
     }
     int flush() override { return 0; }
-    int zero(std::uint64_t off, std::uint64_t len, bool may_hole, bool) override
+    int zero(std::uint64_t off, std::uint64_t len, bool may_hole, bool fast) override
     {
         if (may_hole)
             return trim(off, len);
-        std::memset(mem_ + off, 0, len);  // as fast as a WRITE: FAST_ZERO need not fail
+        if (fast)  // zeroes to be stored take as long as a WRITE: not fast, refused at once
+            return ENOTSUP;
+        std::memset(mem_ + off, 0, len);
         mark(off, len, true);
         return 0;
     }
     int cache(std::uint64_t, std::uint64_t) override { return 0; }
     // Pages never written (or trimmed whole) are holes: one bit per 4 KiB page, size / 32768 bytes.
+    // At most 256 MiB (65536 bits) are looked at per query, so a cheap query stays cheap; the
+    // client asks again from where the answer ends.
     int extents(std::uint64_t off, std::uint64_t len, std::size_t max, Extents &out) override
     {
         out.clear();
-        const std::uint64_t end = off + len;
+        const std::uint64_t end = off + std::min<std::uint64_t>(len, 256ull << 20);
         std::uint64_t pos = off;
         while (pos < end && out.size() < max) {
             const bool data = bit(pos / kPage);

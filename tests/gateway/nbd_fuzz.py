@@ -45,6 +45,8 @@ def expect(cmd, flags, off, length, size, structured, meta):
         return fail(g.EINVAL)
     if cmd in (g.CMD_READ, g.CMD_WRITE) and length > MAX_PAYLOAD:
         return fail(g.EOVERFLOW if structured and cmd == g.CMD_READ else g.EINVAL)
+    if cmd == g.CMD_WRITE_ZEROES and flags & 2 and not flags & 16 and length > MAX_PAYLOAD:
+        return g.EOVERFLOW
     if off > size or length > size - off:
         return fail(g.ENOSPC if cmd in (g.CMD_WRITE, g.CMD_WRITE_ZEROES) else g.EINVAL)
     return "ok"

@@ -119,7 +119,10 @@ TEST(NbdProto, Replies)
 TEST(NbdProto, WriteZeroesAndCache)
 {
     EXPECT_EQ(check(req(kCmdWriteZeroes, 0, kSize, kCmdFlagNoHole | kCmdFlagFastZero | kCmdFlagFua)).verdict,
-              Verdict::kServe);  // a range, not a payload: no block limit
+              Verdict::kServe);  // a range, not a payload: no block limit when it is fast
+    EXPECT_EQ(check(req(kCmdWriteZeroes, 0, kSize)).verdict, Verdict::kServe);  // may punch: no limit
+    EXPECT_EQ(check(req(kCmdWriteZeroes, 0, kMax + 1, kCmdFlagNoHole)).error, kEoverflow);  // written: like a WRITE
+    EXPECT_EQ(check(req(kCmdWriteZeroes, 0, kMax, kCmdFlagNoHole)).verdict, Verdict::kServe);
     EXPECT_EQ(check(req(kCmdWriteZeroes, kSize - 512, 1024)).error, kEnospc);
     EXPECT_EQ(check(req(kCmdWrite, 0, 4096, kCmdFlagNoHole)).error, kEinval);  // NO_HOLE is WRITE_ZEROES's
     EXPECT_EQ(check(req(kCmdCache, 0, kSize)).verdict, Verdict::kServe);

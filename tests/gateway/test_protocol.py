@@ -276,7 +276,7 @@ def test_structured_replies_and_block_status(gw):
     """Structured replies: a READ is one OFFSET_DATA chunk (offset, data) with DONE; an oversized
     READ gets an ERROR chunk with EOVERFLOW and a reason text; BLOCK_STATUS of base:allocation
     covers the range with data where written and holes elsewhere (REQ_ONE: one extent);
-    WRITE_ZEROES / CACHE are served. Catches a wrong chunk layout (clients disconnect), an
+    WRITE_ZEROES (FAST_ZERO refused where zeroes must be stored) / CACHE are served. Catches a wrong chunk layout (clients disconnect), an
     error without its reason, or extents that do not add up to the range."""
     s, (_, _, max_block) = g.connect_structured(gw.sock, "victim")
     base = 40 << 20
@@ -301,7 +301,11 @@ def test_structured_replies_and_block_status(gw):
     g.request(s, g.CMD_BLOCK_STATUS, base, 65536, flags=g.FLAG_REQ_ONE, cookie=5)
     data = g.chunk(s)[3]
     assert len(data) == 12 and struct.unpack(">II", data[4:]) == (8192, 3)
+    # Zeroes to be stored in memory are no faster than a WRITE: FAST_ZERO refuses at once.
     g.request(s, g.CMD_WRITE_ZEROES, base + 8192, 4096, flags=g.FLAG_NO_HOLE | g.FLAG_FAST_ZERO, cookie=6)
+    flags, rtype, cookie, data = g.chunk(s)
+    assert (rtype, cookie, struct.unpack(">I", data[:4])[0]) == (g.REPLY_ERROR, 6, 95)
+    g.request(s, g.CMD_WRITE_ZEROES, base + 8192, 4096, flags=g.FLAG_NO_HOLE, cookie=6)
     assert g.reply(s)[:2] == (0, 6)
     g.request(s, g.CMD_CACHE, base, 1 << 20, cookie=7)
     assert g.reply(s)[:2] == (0, 7)
