@@ -283,7 +283,7 @@ while time.monotonic() < end:
         held.append(s)
     except OSError:
         pass
-    while len(held) > 200:
+    while len(held) > 900:  # keeps every handshake it got, up to its file limit
         held.pop(0).close()
     time.sleep(0.001)
 for s in held:
