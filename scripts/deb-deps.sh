@@ -17,6 +17,8 @@ pkgs=(
   liblz4-dev       # FST traces of the Verilated kernel (sw/host/verilator/)
   librocksdb-dev   # burstgate-rocksdb-record: real RocksDB block-I/O traces (sw/lsm, optional)
   fio              # burstgate-gateway tests: stock fio as the NBD client (--ioengine=nbd, libnbd)
+  libnbd-bin       # burstgate-gateway interop tests: nbdcopy, nbdinfo
+  qemu-utils       # burstgate-gateway interop tests: qemu-img, qemu-io
   make
 )
 missing=()

@@ -20,6 +20,31 @@ namespace {
 constexpr std::uint32_t kTags = 1u << BG_REC_DESC_TAG_WIDTH;
 constexpr std::uint32_t kMaxBlockCap = 32u << 20;  // NBD's customary 32 MiB request limit
 
+// BLOCK_STATUS answers at most this many extents per request (8 KiB of reply).
+constexpr std::size_t kMaxExtents = 1024;
+
+// Commands that change the disk count as writes in the descriptor (and in the cost table).
+bool is_write(std::uint16_t type)
+{
+    return type == nbd::kCmdWrite || type == nbd::kCmdFlush || type == nbd::kCmdTrim || type == nbd::kCmdWriteZeroes;
+}
+
+// The bytes a command's descriptor carries, i.e. what it costs the SA beyond its base CPU time.
+// READ/WRITE: their payload (the server splits them to at most `max_block`). WRITE_ZEROES: a
+// write of its range up to one schedulable block -- zeroing is not free on a real disk, but a
+// file system does it without moving the data; CACHE: a read of the same. FLUSH, TRIM and
+// BLOCK_STATUS move no data: a zero-byte write / read (base CPU and a header).
+std::uint32_t desc_bytes(std::uint16_t type, std::uint32_t length, std::uint32_t max_block)
+{
+    switch (type) {
+    case nbd::kCmdRead:
+    case nbd::kCmdWrite: return length;
+    case nbd::kCmdWriteZeroes:
+    case nbd::kCmdCache: return std::min(length, max_block);
+    default: return 0;
+    }
+}
+
 double secs(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 std::uint64_t ns(Clock::duration d)
 {
@@ -171,14 +196,17 @@ void Engine::Stage::stop()
 void Engine::submit(std::unique_ptr<Request> r)
 {
     const bg::sim::Tenant &t = sc_.tenants[r->tenant];
-    const bool write = r->type != nbd::kCmdRead;
-    // FLUSH and TRIM move no data: they cost what a zero-byte write costs.
-    r->desc_size = (r->type == nbd::kCmdRead || r->type == nbd::kCmdWrite) ? r->length : 0;
+    const bool write = is_write(r->type);
+    r->desc_size = desc_bytes(r->type, r->length, max_block_[r->tenant]);
     r->segment = static_cast<std::uint16_t>(seg_base_[r->tenant] + (r->offset / seg_bytes_[r->tenant]) % t.wl.segments);
     const bg::sim::CpuProfile &p = sc_.dpu.cpu[t.product][write ? 1 : 0];
     r->true_cpu = p.base_ns + static_cast<std::uint32_t>((static_cast<std::uint64_t>(p.per_kib_ns) * r->desc_size) >> 10);
     generated_++;
     in_flight_++;
+    if (stop_.load()) {  // the workers are gone: answer now, counted, rather than strand it
+        finish(r.release(), nbd::kEshutdown);
+        return;
+    }
     std::unique_lock<std::mutex> g(dev_mu_);
     tag_cv_.wait(g, [&] { return !free_tags_.empty() || stop_.load(); });
     if (free_tags_.empty()) {  // stopping
@@ -208,7 +236,7 @@ void Engine::offer_locked(std::vector<Request *> &rs)
         d.tenant = r->tenant;
         d.queue = r->queue;
         d.product = static_cast<std::uint8_t>(sc_.tenants[r->tenant].product);
-        d.write = r->type != nbd::kCmdRead;
+        d.write = is_write(r->type);
         d.size = r->desc_size;
         d.segment = r->segment;
         descs_.push_back(d);
@@ -233,7 +261,7 @@ void Engine::offer_locked(std::vector<Request *> &rs)
         r->admit = now;
         r->egress = dec.egress;
         r->charge = dec.cost.d[BG_DIM_CPU];
-        const bool write = r->type != nbd::kCmdRead;
+        const bool write = is_write(r->type);
         admitted_[BG_DIM_CPU] += r->true_cpu;
         admitted_[BG_DIM_INGRESS] += sc_.dpu.header_bytes + (write ? 0 : r->desc_size);
         admitted_[BG_DIM_EGRESS] += sc_.dpu.header_bytes + (write ? r->desc_size : 0);
@@ -352,12 +380,29 @@ void Engine::serve(Request &r)
         break;
     case nbd::kCmdFlush: e = s.flush(); break;
     case nbd::kCmdTrim: e = s.trim(r.offset, r.length); break;
+    case nbd::kCmdWriteZeroes:
+        e = s.zero(r.offset, r.length, !(r.flags & nbd::kCmdFlagNoHole), r.flags & nbd::kCmdFlagFastZero);
+        if (!e && (r.flags & nbd::kCmdFlagFua))
+            e = s.flush();
+        break;
+    case nbd::kCmdCache: e = s.cache(r.offset, r.length); break;
+    case nbd::kCmdBlockStatus: {
+        Store::Extents ex;
+        e = s.extents(r.offset, r.length, (r.flags & nbd::kCmdFlagReqOne) ? 1 : kMaxExtents, ex);
+        r.data.clear();
+        for (const auto &[len, flags] : ex) {
+            nbd::put32(r.data, len);
+            nbd::put32(r.data, flags);
+        }
+        break;
+    }
     default: e = EINVAL; break;
     }
     r.backend_ns = ns(Clock::now() - b0);
     std::uint32_t err = nbd::kOk;
     if (e)
-        err = e == ENOSPC ? nbd::kEnospc : e == ENOMEM ? nbd::kEnomem : e == EOPNOTSUPP ? nbd::kEnotsup : nbd::kEio;
+        err = e == ENOSPC ? nbd::kEnospc : e == ENOMEM ? nbd::kEnomem : e == EOPNOTSUPP ? nbd::kEnotsup
+            : e == EINVAL ? nbd::kEinval : nbd::kEio;
     finish(&r, err);
 }
 
@@ -383,7 +428,7 @@ void Engine::finish(Request *r, std::uint32_t error)
     {
         std::lock_guard<std::mutex> s(st_mu_);
         TenantStats &ts = st_[r->tenant];
-        const bool write = r->type != nbd::kCmdRead;
+        const bool write = is_write(r->type);
         ts.completed++;
         ts.bytes += r->desc_size;
         ts.lat.record(lat);

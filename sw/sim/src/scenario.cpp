@@ -289,7 +289,7 @@ void load_workload(const Loader &L, const YAML::Node &n, const std::string &P, W
 void load_tenant(const Loader &L, const YAML::Node &n, const std::string &P, const Dpu &dpu, Tenant &t,
                  std::uint64_t duration, const LoadOptions &opt)
 {
-    L.check_keys(n, P, {"name", "product", "base", "burst", "burst_mode", "burst_credits", "queues", "workload"});
+    L.check_keys(n, P, {"name", "product", "base", "burst", "burst_mode", "burst_credits", "queues", "max_conns", "workload"});
     if (!n["name"])
         L.fail(n, P + ".name", "missing");
     t.name = L.string(n["name"], P + ".name");
@@ -311,6 +311,7 @@ void load_tenant(const Loader &L, const YAML::Node &n, const std::string &P, con
         t.credit = choose<bool>(L, n["burst_mode"], P + ".burst_mode", {{"paid", false}, {"credit", true}});
     if (n["burst_credits"]) t.burst_credits = L.integer(n["burst_credits"], P + ".burst_credits", 0, UINT32_MAX);
     if (n["queues"]) t.queues = L.u32(n["queues"], P + ".queues", 1, BG_QUEUES_MAX);
+    if (n["max_conns"]) t.max_conns = L.u32(n["max_conns"], P + ".max_conns", 1, 4096);
     if (n["workload"])  // only lsm.tenant's may be absent: check_tenant_workloads
         load_workload(L, n["workload"], P + ".workload", t.wl, duration, opt);
 }

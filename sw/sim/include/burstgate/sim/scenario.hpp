@@ -110,6 +110,7 @@ struct Tenant {
     bool credit = false;            // burst_mode: credit (else paid)
     std::uint64_t burst_credits = 0;  // I/Os
     std::uint32_t queues = 1;
+    std::uint32_t max_conns = 0;    // burstgate-gateway only: NBD connections at once (0: --max-conns)
     Workload wl;
 };
 
