@@ -14,7 +14,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 # Built from pieces so that this file does not match itself.
 OUTSIDE = re.compile("|".join([
     re.escape("../" + "shared"),            # the reference folder beside the clone
-    r'"' + "shared" + r'"\s*/',              # ROOT.parent / "shared" / ...
+    r'"' + "shared" + r'"\s*/',              # a path built from the parent folder
     r"(?i:\bseed[ _-]?00[0-4]\b)",          # papers by a private file name
     "DESIGN" + r"\.md",                      # a design document outside the repository
     r"/work/" + "(main|shared)",             # this machine's paths
