@@ -15,6 +15,7 @@ both drawn from that record.
 
 import argparse
 import copy
+import csv
 import dataclasses
 import json
 import os
@@ -222,6 +223,7 @@ class SuddenActivation:
     admitted_borrow: list  # BIOS, from a lender
     admitted_reserved: list  # BIOS, from the pool
     throttled_wild: list
+    alloc_at_resume: list = dataclasses.field(default_factory=list)  # BIOS grant when the stream starts (max dim)
 
 
 def sudden_activation(run, bios=None, depths=(1, 2, 4, 8, 16, 24, 32)):
@@ -231,10 +233,13 @@ def sudden_activation(run, bios=None, depths=(1, 2, 4, 8, 16, 24, 32)):
     if bios:
         base.setdefault("bios", {}).update(bios)
     r = SuddenActivation(tenant(base, "resumer")["base"]["iops"], tuple(depths), [], [], [], [], [])
+    start_ms = tenant(base, "resumer")["workload"]["start_ms"]
     for d in r.depths:
         sc = copy.deepcopy(base)
         tenant(sc, "resumer")["workload"]["iodepth"] = d
-        b = run(sc, "bios")[0]["resumer"]
+        csv_path = run.tmp / f"fig24_{run.runs}.csv"
+        b = run(sc, "bios", csv=csv_path)[0]["resumer"]
+        r.alloc_at_resume.append(grant_before(csv_path, "resumer", start_ms))
         w = run(sc, "wild")[0]["resumer"]
         r.iops.append(b["iops"])
         r.throttled_bios.append(b["throttled"])
@@ -242,6 +247,18 @@ def sudden_activation(run, bios=None, depths=(1, 2, 4, 8, 16, 24, 32)):
         r.admitted_reserved.append(b["admitted_reserved"])
         r.throttled_wild.append(w["throttled"])
     return r
+
+
+def grant_before(csv_path, name, t_ms):
+    """The largest dimension of the grant the firmware wrote for `name` in the last window that
+    ended before t_ms (the series' alloc_* columns): the window ending at t_ms already counts
+    I/Os that arrive at t_ms."""
+    last = None
+    with open(csv_path, newline="") as f:
+        for row in csv.DictReader(f):
+            if row["tenant"] == name and float(row["t_ms"]) < t_ms:
+                last = row
+    return max(int(float(last[k])) for k in ("alloc_cpu_ns", "alloc_ingress_B", "alloc_egress_B", "alloc_swlimit_B"))
 
 
 def below_base(r):
@@ -264,7 +281,8 @@ def sudden_activation_md(r):
         d, iops, tb, borrow, reserved, tw = row
         lines.append(f"| {d} | {iops:.0f} | {tb} | {borrow} / {reserved} | {tw} |")
     thr, borrow, pool = below_base(r)
-    lines += ["", f"Ours, streams below base: {thr} throttled I/Os, {borrow} admitted by reclaim, {pool} from the pool.",
+    lines += ["", f"Ours, streams below base: {thr} throttled I/Os, {borrow} admitted by reclaim, {pool} from the pool; "
+              f"the resumer's grant when each stream starts: {max(r.alloc_at_resume)} (largest dimension, all runs).",
               ""]
     return lines
 
