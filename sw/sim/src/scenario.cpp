@@ -86,7 +86,7 @@ void load_dpu(const Loader &L, const YAML::Node &n, Dpu &d)
     const std::string P = "dpu";
     L.check_keys(n, P, {"threads", "lb_policy", "cpu_ns", "ingress_gbps", "egress_gbps", "swlimit_mbps",
                         "backend_us", "reserved_share", "target_delay_us", "estimate_error", "cost_adjust", "sa_discipline",
-                        "queue_depth", "header_bytes", "bios_alpha", "bios_weight_throttle"});
+                        "queue_depth", "header_bytes", "bios_alpha", "bios_weight_throttle", "buffers"});
     if (n["threads"]) d.threads = L.u32(n["threads"], P + ".threads", 1, BG_QUEUES_MAX);
     if (n["lb_policy"])
         d.lb_policy = choose<LbPolicy>(L, n["lb_policy"], P + ".lb_policy",
@@ -117,6 +117,16 @@ void load_dpu(const Loader &L, const YAML::Node &n, Dpu &d)
         d.sa_round_robin = choose<bool>(L, n["sa_discipline"], P + ".sa_discipline", {{"rr", true}, {"fifo", false}});
     if (n["cost_adjust"]) d.cost_adjust = L.boolean(n["cost_adjust"], P + ".cost_adjust");
     if (n["queue_depth"]) d.queue_depth = L.u32(n["queue_depth"], P + ".queue_depth", 1, BG_LB_DEPTH_MASK);
+    if (const YAML::Node b = n["buffers"]) {
+        const std::string B = P + ".buffers";
+        L.check_keys(b, B, {"dedicated", "shared", "borrow_cap", "quiet_windows"});
+        if (!b["dedicated"])
+            L.fail(b, B + ".dedicated", "missing: the buffers each ingress queue owns");
+        d.buf_dedicated = L.u32(b["dedicated"], B + ".dedicated", 1, BG_BPOOL_DEDICATED_MASK);
+        if (b["shared"]) d.buf_shared = L.u32(b["shared"], B + ".shared", 0, BG_BPOOL_SHARED_MASK);
+        if (b["borrow_cap"]) d.buf_borrow_cap = L.u32(b["borrow_cap"], B + ".borrow_cap", 0, BG_BPOOL_BORROW_CAP_MASK);
+        if (b["quiet_windows"]) d.buf_quiet = L.u32(b["quiet_windows"], B + ".quiet_windows", 0, BG_BPOOL_QUIET_MASK);
+    }
     if (n["header_bytes"]) d.header_bytes = L.u32(n["header_bytes"], P + ".header_bytes", 0, 65536);
     if (n["bios_alpha"]) d.bios_alpha = L.number(n["bios_alpha"], P + ".bios_alpha", 0, 1);
     if (n["bios_weight_throttle"]) d.bios_weight_throttle = L.number(n["bios_weight_throttle"], P + ".bios_weight_throttle", 0, 1000);

@@ -49,6 +49,9 @@ struct Dpu {
     std::uint32_t header_bytes = 128;   // per request/response message on the links
     double bios_alpha = 0.5;            // BIOS line-7 decay
     double bios_weight_throttle = 2.0;  // BIOS line-10 weight of throttled cost
+    // dpu.buffers: the two-tier buffer pool (BurstCBS §5.1, Fig. 12), BPOOL registers.
+    // dedicated = 0: not programmed (the reset values: 4095 per queue, no shared pool).
+    std::uint32_t buf_dedicated = 0, buf_shared = 0, buf_borrow_cap = 0xFFFF, buf_quiet = 1;
 };
 
 // `bios:` BIOS's variations of Algorithm 1 (fw/include/burstgate/bios.h); every default is
