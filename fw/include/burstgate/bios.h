@@ -12,6 +12,13 @@
  * 4 KiB I/O like a deferred 1 MiB one. A retried I/O deferred again counts again: repeated
  * deferral is exactly the "more follow-up I/Os" pressure the paper weights up.
  *
+ * One instance. §5.2 runs BIOS "on every SA control thread" and §5.3 divides "the global
+ * limit by the number of threads to get the per-thread limit". Here admission happens in the
+ * datapath before the load balancer picks a thread, and grants, counters, the burst list and
+ * the pool are per tenant, so one instance runs over all tenants with total = the capacity
+ * of all threads (docs/results.md, "BIOS variations"); per-thread instances would need
+ * per-(thread, tenant) grants in the datapath.
+ *
  * Fixed point. alpha, weight_throttle, reserved share and floor share are Q16.16 in a
  * uint32_t (BG_BIOS_ONE = 1.0). x * q is computed in 64 bits and shifted right by 16, i.e.
  * truncated toward zero. demand_i saturates at 2^32 - 1. Line 10-11's share, per dimension:
