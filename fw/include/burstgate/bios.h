@@ -56,10 +56,8 @@
  * the loop (both paths subtract their first-round allocation): under the other reading
  * line 11's unused would also hand out the base of every tenant on the base path, and the
  * sum of allocations could exceed total - reserved, which §5.2's "enforcing the total
- * resource allocation limit" rules out.
- * Line 8 subtracts every first-round allocation (both paths) from unused, so the sum of
- * allocations never exceeds total - reserved; bg_bios_init rejects a configuration whose
- * res_base sum does not fit in total - reserved.
+ * resource allocation limit" rules out. So the sum of allocations never exceeds total -
+ * reserved; bg_bios_init rejects a configuration whose res_base sum does not fit in it.
  *
  * Lines 9-13: demand_i = usage_i + (throttle_i * weight_throttle >> 16); cap_i = res_burst_i
  * (paid) or min(res_burst_i, res_base_i + credit_i) (credit, after this window's credit
@@ -77,8 +75,8 @@
  * project's variation: a fixed share of total, reserved_q16.
  *
  * Idle tenants (§6.6). A tenant that offered no I/O in the last window and whose allocation
- * has decayed to its floor (zero by default) is dropped: it leaves the scheduled list, so RUN_SCHEDULING no
- * longer visits it and runs in time linear in the scheduled tenants only. Its grant stays
+ * has decayed to its floor (zero by default) is dropped: it leaves the scheduled list, so
+ * RUN_SCHEDULING no longer visits it and runs in time linear in the scheduled tenants only. Its grant stays
  * at the floor window after window (the datapath keeps refilling it), the floor stays
  * subtracted from unused, and its first I/Os on resuming are admitted from that floor, then
  * from a lender's surplus or the reserved pool up to its base (fast recovery); the active
