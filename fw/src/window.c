@@ -65,7 +65,10 @@ int bg_fw_init(bg_fw *fw, const bg_fw_config *cfg, bg_bios_tenant *t, bg_bios_us
      * every scheduler: what BIOS rejects is no valid provisioning for a baseline either. */
     bg_bios_params check = cfg->bios;
     if (cfg->scheduler != BG_SCHED_BIOS)
+    {
         check.reserved_q16 = 0; /* only BIOS keeps a reserved pool out of the tenants' reach */
+        check.reserve_tenants = 0;
+    }
     int rc = bg_bios_init(&fw->bios, &check, t, sched_list, burst_list, n);
     if (rc != BG_BIOS_OK)
         return rc;

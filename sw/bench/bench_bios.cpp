@@ -70,7 +70,7 @@ std::vector<bg_bios_tenant> draw_tenants(Rng &rng, std::uint32_t n)
     return t;
 }
 
-constexpr bg_bios_params kParams{kTotal, BG_BIOS_ONE / 20, BG_BIOS_ONE / 2, 2 * BG_BIOS_ONE, BG_BIOS_ONE / 16};
+constexpr bg_bios_params kParams{kTotal, BG_BIOS_ONE / 20, BG_BIOS_ONE / 2, 2 * BG_BIOS_ONE, BG_BIOS_ONE / 16, BG_BIOS_OPT_ALL, 0};
 
 // The timed loop: one bg_bios_run per iteration over the pre-drawn windows in turn.
 void run_windows(benchmark::State &state, bg_bios &b, const std::vector<WindowCounters> &win)

@@ -67,13 +67,14 @@ Engine::Engine(const bg::sim::Scenario &sc, const EngineOptions &opt, std::vecto
     std::uint32_t qb = 0, sb = 0;
     for (std::size_t i = 0; i < n; i++) {
         const bg::sim::Tenant &t = sc_.tenants[i];
-        // Nor can one cost more than the window's whole capacity less the reserved share
-        // (WildCBS's global budget, BIOS's schedulable total).
+        // Nor can one cost more than the window's whole capacity less the reserved pool the
+        // firmware set aside (WildCBS's global budget, BIOS's schedulable total; the firmware's
+        // reserve is 0 for every scheduler but BIOS).
         bg_vec limit = fw_.t[i].res_burst;
         if (opt_.scheduler == bg::sim::Scheduler::kDualBucket)
             limit = fw_.fw.cfg.db.main_size;
         for (unsigned d = 0; d < BG_COST_DIMS; d++)
-            limit.d[d] = std::min(limit.d[d], bg::sim::sat32(fw_.fw.cfg.bios.total.d[d] * (1.0 - sc_.dpu.reserved_share)));
+            limit.d[d] = std::min(limit.d[d], fw_.fw.cfg.bios.total.d[d] - fw_.fw.bios.reserve.d[d]);
         auto fits = [&](std::uint32_t len) {
             for (int w = 0; w < 2; w++) {
                 const bg_vec c = bg::sim::io_cost(sc_.dpu, t, len, w != 0);

@@ -95,15 +95,15 @@ def _grouped_bars(ax, groups, series, width=0.8, fmt="%.0f", fontsize=8, inside=
 
 
 def burst_utilization(r, path):
-    """Fig. 23: both VMs' throughput as a share of the software limit, per workload and scheduler."""
-    fig, ax = plt.subplots(figsize=(8, 5))
+    """Fig. 23: the bursting VM's throughput as a share of the software limit, per workload and scheduler."""
+    fig, ax = plt.subplots(figsize=(10, 5))
     groups = list(r.share)
-    _grouped_bars(ax, groups, [(SCHED[s][0], [r.share[g][s] for g in groups], {"color": SCHED[s][1]})
+    _grouped_bars(ax, groups, [(SCHED[s][0], [r.share[g][s][0] for g in groups], {"color": SCHED[s][1]})
                                for s in SCHED], fmt="%.3f", fontsize=9, inside=True)
     ax.axhline(1.0, color="black", linestyle="--", linewidth=1, label=f"limit ({r.limit_mbps / 1000:g} GB/s)")
     ax.set_ylim(0, 1.15)
     ax.set_xlabel("bursting VM's workload")
-    ax.set_ylabel(f"throughput / {r.limit_mbps / 1000:g} GB/s software limit")
+    ax.set_ylabel(f"bursting VM's throughput / {r.limit_mbps / 1000:g} GB/s limit")
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend(fontsize=9, loc="upper center", ncol=4)
     ax.set_title("Fig. 23, burst utilization: BIOS gives up 5-8 % vs WildCBS (its reserve), "
@@ -116,7 +116,7 @@ def sudden_activation(r, path):
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 4.8))
     lines = [("throttled, BIOS", r.throttled_bios, {"color": SCHED["bios"][1], "marker": "o"}),
              ("throttled, WildCBS", r.throttled_wild, {"color": SCHED["wild"][1], "marker": "s"}),
-             ("BIOS: admitted from a lender", r.admitted_borrow,
+             ("BIOS: admitted by reclaim (power of two choices)", r.admitted_borrow,
               {"color": SCHED["bios"][1], "marker": "v", "linestyle": ":"}),
              ("BIOS: admitted from the pool", r.admitted_reserved,
               {"color": SCHED["bios"][1], "marker": "^", "linestyle": "--"})]
@@ -130,7 +130,7 @@ def sudden_activation(r, path):
     ax.set_title("deferrals and admissions of the resuming tenant", fontsize=10)
     ax2.plot(r.depths, [i / 1000.0 for i in r.iops], marker="o", color=SCHED["bios"][1], label="BIOS")
     ax2.axhline(r.base_iops / 1000.0, color="black", linestyle="--", linewidth=1,
-                label=f"base = cap, {r.base_iops / 1000.0:g}k")
+                label=f"base, {r.base_iops / 1000.0:g}k")
     ax2.set_ylim(bottom=0)
     ax2.set_ylabel("resuming tenant's IOPS (thousands)")
     ax2.legend(fontsize=8, loc="lower right")
@@ -210,4 +210,46 @@ def alpha_fit(r, path):
     ax.set_title(rf"Still Water Eq. (1), $w_{{95}} = \alpha L_{{95}} / (\mu - \lambda)$: fitted "
                  rf"$\alpha$ = {r.alpha:.0f} (the scenario uses {r.scenario_alpha}), $\mu$ = {r.mu} Mb/s",
                  fontsize=10)
+    return _save(fig, path)
+
+
+def variations(r, path):
+    """BIOS's variations beside Algorithm 1 as printed: one panel per figure's number."""
+    names = list(r.rows)
+    fig, axes = plt.subplots(2, 4, figsize=(15, 7))
+    for ax, col in zip(axes.flat, r.columns):
+        ys = [r.rows[n][col] for n in names]
+        ax.bar(range(len(names)), ys, color=["tab:blue"] + ["tab:orange"] * (len(names) - 1))
+        ax.set_ylim(0, max(ys + [1]) * 1.15)  # an all-zero panel (the claim) still shows its axis
+        if col in r.wild:
+            ax.axhline(r.wild[col], color=SCHED["wild"][1], linestyle="--", linewidth=1, label="WildCBS")
+            ax.legend(fontsize=7)
+        ax.set_xticks(range(len(names)))
+        ax.set_xticklabels(names, rotation=40, ha="right", fontsize=8)
+        ax.set_title(col, fontsize=9)
+        ax.grid(True, axis="y", alpha=0.3)
+    fig.suptitle("BIOS: Algorithm 1 as printed (blue) and the project's variations (orange)", fontsize=11)
+    return _save(fig, path)
+
+
+def load_balancing(r, path):
+    """Fig. 18: IOPS with 1 and 2 SA threads per workload, and the per-thread balance."""
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 4.8))
+    groups = list(r.scaling)
+    _grouped_bars(ax, [g.replace(" (", "\n(") for g in groups], [(f"{n} thread{'s' if n > 1 else ''}", [r.scaling[g][n][0] / 1000.0 for g in groups],
+                                {"color": c}) for n, c in ((1, "tab:gray"), (2, SCHED["bios"][1]))],
+                  fmt="%.0f", fontsize=8, inside=False)
+    ax.set_ylabel("write IOPS (thousands)")
+    ax.set_title("(a) one VM's write IOPS vs SA threads", fontsize=10)
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=8)
+    pols = list(r.per_thread)
+    _grouped_bars(ax2, [f"thread {i}" for i in range(r.balance_threads)],
+                  [(f"{p} (max/min {r.balance[p]:.3f})", r.per_thread[p], {"color": c})
+                   for p, c in zip(pols, (SCHED["bios"][1], "tab:gray"))], fmt="%.0f", fontsize=7, inside=False)
+    ax2.set_ylabel("I/Os completed in the measured period")
+    ax2.set_title(f"(c) load over {r.balance_threads} SA threads", fontsize=10)
+    ax2.legend(fontsize=8)
+    fig.suptitle("Fig. 18, load balancing: near-linear scaling where the threads are the bottleneck; "
+                 "the balancer spreads as evenly as the user can (paper)", fontsize=11)
     return _save(fig, path)

@@ -122,6 +122,13 @@ void program_device(const Scenario &sc, Scheduler sched, std::uint64_t seed, con
     for (std::uint32_t q = 0; q < ingress; q++)
         bg_hal_write(h, BG_LB_MAP(q), d.lb_policy == LbPolicy::kStatic ? 1u << (q % d.threads) : all);
     load_cost_table(d, h, sc.file + ":1: ");
+    if (d.buf_dedicated) {  // dpu.buffers: every ingress queue the same
+        for (std::uint32_t q = 0; q < ingress; q++)
+            bg_hal_write(h, BG_BPOOL_DEDICATED(q), d.buf_dedicated);
+        bg_hal_write(h, BG_BPOOL_SHARED, d.buf_shared);
+        bg_hal_write(h, BG_BPOOL_BORROW_CAP, d.buf_borrow_cap);
+        bg_hal_write(h, BG_BPOOL_QUIET, d.buf_quiet);
+    }
     if (sched == Scheduler::kDualBucket) {
         const double r = sc.db.hot_threshold_iops * static_cast<double>(sc.window_ns) / 1e9;
         bg_hal_write(h, BG_SEGMON_HOT_THRESHOLD, std::min<std::uint32_t>(sat32(r), BG_SEGMON_HOT_THRESHOLD_MASK - 1));
@@ -183,7 +190,9 @@ void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmw
     cfg.bios.reserved_q16 = sat32(d.reserved_share * BG_BIOS_ONE);
     cfg.bios.alpha_q16 = sat32(d.bios_alpha * BG_BIOS_ONE);
     cfg.bios.weight_throttle_q16 = sat32(d.bios_weight_throttle * BG_BIOS_ONE);
-    cfg.bios.floor_q16 = sat32(d.bios_floor_share * BG_BIOS_ONE);
+    cfg.bios.floor_q16 = sat32(sc.bios.floor_share * BG_BIOS_ONE);
+    cfg.bios.options = (sc.bios.usage_clamp ? BG_BIOS_OPT_USAGE_CLAMP : 0u) | (sc.bios.spill_base ? BG_BIOS_OPT_SPILL_BASE : 0u);
+    cfg.bios.reserve_tenants = sc.bios.reserve_tenants;
     // The main bucket issues the proxy's limit (dualbucket.main_share of the capacity); the
     // cheque's delta_p * T is a share of the capacity itself (dualbucket.h).
     for (unsigned k = 0; k < 4; k++)
@@ -241,7 +250,7 @@ void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmw
     if (rc == BG_BIOS_E_OVERSUB) {
         const int dim = f.fw.bios.err_dim;
         msg += std::string("tenants: the base provisioning of all tenants exceeds the DPU's capacity") +
-               (cfg.scheduler == BG_SCHED_BIOS ? " minus dpu.reserved_share" : "") + " in dimension " +
+               (cfg.scheduler == BG_SCHED_BIOS && cfg.bios.reserve_tenants == 0 ? " minus dpu.reserved_share" : "") + " in dimension " +
                (dim >= 0 && dim < 4 ? kDimNames[dim] : "?");
     } else if (rc == BG_BIOS_E_BURST) {
         msg += "tenants[" + std::to_string(f.fw.bios.err_tenant) + "].burst: below base as a cost vector";

@@ -87,7 +87,7 @@ void load_dpu(const Loader &L, const YAML::Node &n, Dpu &d)
     const std::string P = "dpu";
     L.check_keys(n, P, {"threads", "lb_policy", "cpu_ns", "ingress_gbps", "egress_gbps", "swlimit_mbps",
                         "backend_us", "reserved_share", "target_delay_us", "estimate_error", "cost_adjust", "sa_discipline",
-                        "queue_depth", "header_bytes", "bios_alpha", "bios_weight_throttle", "bios_floor_share"});
+                        "queue_depth", "header_bytes", "bios_alpha", "bios_weight_throttle", "buffers"});
     if (n["threads"]) d.threads = L.u32(n["threads"], P + ".threads", 1, BG_QUEUES_MAX);
     if (n["lb_policy"])
         d.lb_policy = choose<LbPolicy>(L, n["lb_policy"], P + ".lb_policy",
@@ -118,10 +118,30 @@ void load_dpu(const Loader &L, const YAML::Node &n, Dpu &d)
         d.sa_round_robin = choose<bool>(L, n["sa_discipline"], P + ".sa_discipline", {{"rr", true}, {"fifo", false}});
     if (n["cost_adjust"]) d.cost_adjust = L.boolean(n["cost_adjust"], P + ".cost_adjust");
     if (n["queue_depth"]) d.queue_depth = L.u32(n["queue_depth"], P + ".queue_depth", 1, BG_LB_DEPTH_MASK);
+    if (const YAML::Node b = n["buffers"]) {
+        const std::string B = P + ".buffers";
+        L.check_keys(b, B, {"dedicated", "shared", "borrow_cap", "quiet_windows"});
+        if (!b["dedicated"])
+            L.fail(b, B + ".dedicated", "missing: the buffers each ingress queue owns");
+        d.buf_dedicated = L.u32(b["dedicated"], B + ".dedicated", 1, BG_BPOOL_DEDICATED_MASK);
+        if (b["shared"]) d.buf_shared = L.u32(b["shared"], B + ".shared", 0, BG_BPOOL_SHARED_MASK);
+        if (b["borrow_cap"]) d.buf_borrow_cap = L.u32(b["borrow_cap"], B + ".borrow_cap", 0, BG_BPOOL_BORROW_CAP_MASK);
+        if (b["quiet_windows"]) d.buf_quiet = L.u32(b["quiet_windows"], B + ".quiet_windows", 0, BG_BPOOL_QUIET_MASK);
+    }
     if (n["header_bytes"]) d.header_bytes = L.u32(n["header_bytes"], P + ".header_bytes", 0, 65536);
     if (n["bios_alpha"]) d.bios_alpha = L.number(n["bios_alpha"], P + ".bios_alpha", 0, 1);
     if (n["bios_weight_throttle"]) d.bios_weight_throttle = L.number(n["bios_weight_throttle"], P + ".bios_weight_throttle", 0, 1000);
-    if (n["bios_floor_share"]) d.bios_floor_share = L.number(n["bios_floor_share"], P + ".bios_floor_share", 0, 1);
+}
+
+void load_bios(const Loader &L, const YAML::Node &n, BiosCfg &b)
+{
+    const std::string P = "bios";
+    L.check_keys(n, P, {"floor_share", "usage_clamp", "spill_base", "reserve"});
+    if (n["floor_share"]) b.floor_share = L.number(n["floor_share"], P + ".floor_share", 0, 1);
+    if (n["usage_clamp"]) b.usage_clamp = L.boolean(n["usage_clamp"], P + ".usage_clamp");
+    if (n["spill_base"]) b.spill_base = L.boolean(n["spill_base"], P + ".spill_base");
+    if (n["reserve"])
+        b.reserve_tenants = choose<std::uint32_t>(L, n["reserve"], P + ".reserve", {{"two_tenants", 2u}, {"share", 0u}});
 }
 
 void load_db(const Loader &L, const YAML::Node &n, DualBucketCfg &d)
@@ -352,7 +372,7 @@ Scenario parse_scenario(const std::string &text, const std::string &file, const 
         L.fail_line(1, "(top level)", "expected a mapping of scenario keys");
     L.check_no_duplicate_keys(root);
     L.check_keys(root, "", {"name", "seed", "duration_ms", "warmup_ms", "scheduler", "window_us", "dpu",
-                            "dualbucket", "tenants", "lsm"});
+                            "dualbucket", "bios", "tenants", "lsm"});
     s.name = root["name"] ? L.string(root["name"], "name") : "unnamed";
     if (s.name.find_first_of("\"\\\n") != std::string::npos)
         L.fail(root["name"], "name", "must not contain quotes or backslashes");
@@ -383,6 +403,8 @@ Scenario parse_scenario(const std::string &text, const std::string &file, const 
     load_dpu(L, root["dpu"], s.dpu);
     if (root["dualbucket"])
         load_db(L, root["dualbucket"], s.db);
+    if (root["bios"])
+        load_bios(L, root["bios"], s.bios);
     const YAML::Node ts = root["tenants"];
     if (!ts)
         L.fail_line(1, "tenants", "missing");

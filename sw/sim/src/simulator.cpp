@@ -224,6 +224,7 @@ Sim::Sim(const Scenario &sc, const SimOptions &opt) : sc_(sc), opt_(opt)
         backend_sigma_ = std::log(sc_.dpu.backend_p99_us / sc_.dpu.backend_median_us) / 2.3263478740408408;
     }
     threads_.assign(sc_.dpu.threads, Server(qb, sc_.dpu.sa_round_robin));
+    res_.thread_completed.assign(sc_.dpu.threads, 0);
     swl_ = Server(qb, sc_.dpu.sa_round_robin);
     ns_per_swl_byte_ = 1e9 / (sc_.dpu.swlimit_mbps * 1e6);
     ns_per_eg_byte_ = 8.0 / sc_.dpu.egress_gbps;
@@ -423,8 +424,10 @@ void Sim::offer(std::span<const std::uint32_t> ids)
             deferred_.push_back(id);
             continue;
         }
-        if (measured(now_))
+        if (measured(now_)) {
             tr.admitted_by[dec.source & 3]++;
+            tr.buffer_borrows += dec.prefill;
+        }
         io.admit = now_;
         io.egress = dec.egress;
         io.charge = dec.cost.d[BG_DIM_CPU];
@@ -520,6 +523,7 @@ void Sim::on_complete(std::uint32_t id)
     if (measured(now_)) {
         tr.completed++;
         tr.bytes += io.size;
+        res_.thread_completed[io.egress]++;
         if (measured(io.arrival)) {
             tr.lat.record(lat);
             if (tr.lat_hot)

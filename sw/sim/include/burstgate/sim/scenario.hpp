@@ -49,7 +49,18 @@ struct Dpu {
     std::uint32_t header_bytes = 128;   // per request/response message on the links
     double bios_alpha = 0.5;            // BIOS line-7 decay
     double bios_weight_throttle = 2.0;  // BIOS line-10 weight of throttled cost
-    double bios_floor_share = 1.0 / 16; // BIOS floor allocation / base
+    // dpu.buffers: the two-tier buffer pool (BurstCBS §5.1, Fig. 12), BPOOL registers.
+    // dedicated = 0: not programmed (the reset values: 4095 per queue, no shared pool).
+    std::uint32_t buf_dedicated = 0, buf_shared = 0, buf_borrow_cap = 0xFFFF, buf_quiet = 1;
+};
+
+// `bios:` BIOS's variations of Algorithm 1 (fw/include/burstgate/bios.h); every default is
+// the algorithm as printed (BurstCBS §5.2), each key one named project variation.
+struct BiosCfg {
+    double floor_share = 0;          // floor of a decayed allocation / base (line 7 decays to 0)
+    bool usage_clamp = false;        // line 7: max(alloc_hist * alpha, usage)
+    bool spill_base = false;         // line 4 also fires on a spilled tenant
+    std::uint32_t reserve_tenants = 2;  // reserve: two_tenants (2) | share (0: dpu.reserved_share)
 };
 
 struct DualBucketCfg {
@@ -125,6 +136,7 @@ struct Scenario {
     std::uint64_t window_ns = 1'000'000;
     Dpu dpu;
     DualBucketCfg db;
+    BiosCfg bios;
     std::vector<Tenant> tenants;
     std::shared_ptr<const LsmSection> lsm;  // added: `lsm:` (lsm_section.hpp), when present
 };

@@ -53,6 +53,7 @@ struct TenantResult {
     std::uint64_t throttled = 0;     // deferral decisions (an I/O deferred twice counts twice)
     std::uint64_t deferred_ios = 0;  // distinct I/Os deferred at least once
     std::uint64_t admitted_by[4] = {};  // own, borrow, reserved, (unused)
+    std::uint64_t buffer_borrows = 0;   // admissions whose buffer came from the shared pool (prefilled)
     // Decisions on I/Os to the workload's steady segments that the segment monitor took as
     // hot (so no cheque): all of them, and those on a new I/O's first offer. The monitor
     // counts offers, and a deferred I/O is offered again every window (docs/results.md).
@@ -72,6 +73,7 @@ struct SimResult {
     std::uint64_t events = 0, windows = 0;
     std::uint64_t generated = 0, finished = 0, in_flight = 0, deferred_pending = 0;
     std::uint64_t bad_completions = 0;  // CTRL.BAD_COMPLETIONS: must be 0
+    std::vector<std::uint64_t> thread_completed;  // measured period: I/Os completed per SA thread
     std::array<std::uint32_t, 4> final_factor{};  // COST.FACTOR at the end (Q4.12)
     std::vector<std::string> warnings;  // scenario warnings (file:line: path: message)
     double wall_s = 0, cpu_s = 0;       // not in the report (they would break reproducibility)
