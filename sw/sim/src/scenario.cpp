@@ -150,7 +150,7 @@ void load_db(const Loader &L, const YAML::Node &n, DualBucketCfg &d)
     L.check_keys(n, P, {"hot_threshold_iops", "steady_intervals", "cheque_share", "alpha", "percentile",
                         "headroom_mbps", "mu_mbps", "main_share", "reoffer"});
     if (n["hot_threshold_iops"]) d.hot_threshold_iops = L.number(n["hot_threshold_iops"], P + ".hot_threshold_iops", 0, 1e9);
-    if (n["steady_intervals"]) d.steady_intervals = L.u32(n["steady_intervals"], P + ".steady_intervals", 0, 254);
+    if (n["steady_intervals"]) d.steady_intervals = L.u32(n["steady_intervals"], P + ".steady_intervals", 0, BG_SEGMON_STEADY_MAX);
     if (n["cheque_share"]) d.cheque_share = L.number(n["cheque_share"], P + ".cheque_share", 0, 1);
     if (n["alpha"]) d.alpha = L.u32(n["alpha"], P + ".alpha", 1, 1u << 20);
     if (n["percentile"]) {

@@ -43,7 +43,7 @@ struct SegmentEntry {
 class SegmentMonitor {
 public:
     static constexpr std::uint32_t kSegments = 1u << BG_SEGMENT_BITS;
-    static constexpr std::uint32_t kMaxSteadyIntervals = 254;
+    static constexpr std::uint32_t kMaxSteadyIntervals = BG_SEGMON_STEADY_MAX;  // regs.h
 
     // Throws std::invalid_argument when steady_intervals > kMaxSteadyIntervals.
     SegmentMonitor(std::uint16_t hot_threshold, std::uint32_t steady_intervals);
