@@ -287,30 +287,46 @@ TEST(SimEngine, CreditBurstNeedsCredits)
 
 TEST(SimEngine, IoLargerThanAnyGrantIsAScenarioError)
 {
-    // 200 MB/s + 100k headers/s with 1 ms windows grant 212800 link bytes per window: a 1 MiB
-    // write (plus its header) would wait forever.
+    // 200 MB/s + 100k headers/s with 1 ms windows grant 212800 link bytes per window, and the
+    // grant carry adds at most one 1 MiB write's 1048704: a 2 MiB write (plus its header) would
+    // wait forever. Up to 1 MiB the contract holds at every size (docs/contracts.md).
     const std::string yaml = "duration_ms: 10\n" + kDpu + R"(tenants:
   - name: a
     base: {iops: 50000, mbps: 100}
     burst: {iops: 100000, mbps: 200}
-    workload: {mode: closed, iodepth: 1, sizes: {4k: 0.5, 1m: 0.5}}
+    workload: {mode: closed, iodepth: 1, sizes: {4k: 0.5, 2m: 0.5}}
 )";
     try {
         run(yaml);
         FAIL() << "expected ScenarioError";
     } catch (const ScenarioError &e) {
         EXPECT_EQ(std::string(e.what()),
-                  "t.yaml:8: tenants[0].workload.sizes.1m: one write costs 1048704 egress units, more than the "
-                  "tenant's burst provisioning grants per window (212800): it could never be admitted; raise burst "
-                  "or window_us");
+                  "t.yaml:8: tenants[0].workload.sizes.2m: one write costs 2097280 egress units, more than the "
+                  "tenant's burst provisioning grants per window with the grant carry (1261504): it could never be "
+                  "admitted; raise burst or window_us");
+    }
+    // A 1 MiB write is admitted with the carry; without it (dpu.grant_carry: false) never.
+    std::string one_mib = yaml;
+    one_mib.replace(one_mib.find("2m: 0.5"), 7, "1m: 0.5");
+    EXPECT_GT(run(one_mib).tenants[0].finished, 0u);
+    std::string no_carry = one_mib;
+    no_carry.replace(no_carry.find("dpu:\n"), 5, "dpu:\n  grant_carry: false\n");
+    try {
+        run(no_carry);
+        FAIL() << "expected ScenarioError";
+    } catch (const ScenarioError &e) {
+        EXPECT_NE(std::string(e.what()).find("sizes.1m: one write costs 1048704 egress units, more than the tenant's "
+                                             "burst provisioning grants per window (212800)"),
+                  std::string::npos)
+            << e.what();
     }
     // Within burst but above base: a warning (such I/Os wait for a burst share), not an error.
     std::string within = yaml;
     within.replace(within.find("mbps: 200}"), 10, "mbps: 2000}");
     const SimResult w = run(within);
     ASSERT_EQ(w.warnings.size(), 1u);
-    EXPECT_EQ(w.warnings[0].rfind("t.yaml:8: tenants[0].workload.sizes.1m: one write costs 1048704 egress units, more "
-                                  "than the base grant per window (106400)", 0), 0u) << w.warnings[0];
+    EXPECT_EQ(w.warnings[0].rfind("t.yaml:8: tenants[0].workload.sizes.2m: one write costs 2097280 egress units, more "
+                                  "than the base grant per window with the grant carry (1155104)", 0), 0u) << w.warnings[0];
     EXPECT_GT(w.tenants[0].finished, 0u);
     SimOptions db;  // dual-bucket admits from the shared main bucket: no per-tenant ceiling
     db.scheduler = Scheduler::kDualBucket;
