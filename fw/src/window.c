@@ -259,7 +259,14 @@ static void window_wild(bg_fw *fw, const bg_hal *hal)
         bg_burst_cap(&fw->t[i], &limit);
         write_granted(fw, hal, i, &limit);
     }
-    write_pool(hal, BG_CTRL_GLOBAL(0), &fw->cfg.bios.total);
+    bg_vec global = fw->cfg.bios.total;
+    if (fw->cfg.carry_max)
+        for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+            uint32_t left = bg_hal_read(hal, BG_CTRL_GLOBAL(0) + 4u * d);
+            uint32_t c = min32(left, fw->cfg.global_carry_max.d[d]);
+            global.d[d] = global.d[d] + c < global.d[d] ? UINT32_MAX : global.d[d] + c;
+        }
+    write_pool(hal, BG_CTRL_GLOBAL(0), &global);
 }
 
 /* BaseCBS: the static shares of init, plus the carry when it is on. */

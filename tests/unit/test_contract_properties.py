@@ -13,12 +13,16 @@ Bases are scaled so their sum fits the capacity at every tenant's worst size, as
 requires (a set that does not fit is refused: exit 2, tested below). Properties, per case:
 
 - bios, base: a steady tenant is never deferred and all its I/Os complete; a held tenant gets
-  at least 99 % of min(iops, mbps / mean size);
-- wild: the same throughput (deferrals allowed: WildCBS's latency is its known weakness);
-- every tenant stays within its burst contract: what it consumed per dimension is at most its
-  burst cost vector (the envelope; see docs/contracts.md for why that, not the IOPS figure, is
-  the cap below the knee size);
-- the SA never served more than its capacity (utilization <= 1 per dimension).
+  at least 99 % of min(iops, mbps / mean size), i.e. 99 % of its base IOPS or of its base MB/s
+  (checked where the run is long enough to hold 100 of its I/Os and 50 of its largest);
+- wild: a steady tenant's whole throughput (deferrals allowed: WildCBS's latency is its known
+  weakness); a held tenant, which asks more than its base, is not protected there: bursting
+  neighbours drain the global budget first at every window (docs/contracts.md);
+- every tenant stays within its burst contract: its bytes within burst MB/s, its CPU time within
+  the burst cost vector (the envelope; see docs/contracts.md for why that, not the IOPS figure,
+  is the cap below the knee size), up to one carry bucket;
+- the SA never served more than its capacity (utilization <= 1 per dimension, 1 % for work
+  admitted before the measured period and served in it).
 
 The cases are a seeded generator (case i uses random.Random(i)), so a failure names its case
 and reruns exactly. `make test` runs CASES of them, `make test-long` LONG_CASES more; a few run
@@ -40,7 +44,7 @@ if not BUILD.is_absolute():
     BUILD = ROOT / BUILD
 CLI = BUILD / "sw" / "sim" / "burstgate-sim"
 
-CASES = 160
+CASES = 300
 LONG_CASES = 2000
 VERILATOR_CASES = 4
 
@@ -121,7 +125,7 @@ def draw_case(i, engine="model"):
     for t in tenants:
         t["iops"] = round(t["iops"] * scale, 1)
         t["mbps"] = round(t["mbps"] * scale, 3)
-    duration_ms = max(60, 20 * window_us // 1000)
+    duration_ms = max(150, 30 * window_us // 1000)
     for t in tenants:
         cost, mean = mix_cost(t)
         t["contract"] = entitled(t["iops"], t["mbps"], mean)
@@ -177,6 +181,12 @@ def run_sim(path, *args):
                           timeout=300, check=False)
 
 
+def cpu_per_io(t, mean_size):
+    """CPU ns of one I/O of the tenant's read share at a mean size (the cost is affine in size)."""
+    r = t["read_share"]
+    return r * io_cost(t["product"], mean_size, False)[0] + (1 - r) * io_cost(t["product"], mean_size, True)[0]
+
+
 def check_case(case, tmp_path, engine="model"):
     path = tmp_path / "s.yaml"
     path.write_text(scenario_yaml(case))
@@ -185,31 +195,40 @@ def check_case(case, tmp_path, engine="model"):
     report = json.loads(result.stdout)
     sched = case["scheduler"]
     where = f"case {case['seed']} ({sched}, {case['window_us']} us windows, {len(case['tenants'])} tenants)"
+    # Served work over the measured period; what was admitted just before it may finish inside.
     for util in report["utilization"].values():
-        assert util <= 1.0 + 1e-9, f"{where}: utilization {report['utilization']}"
+        assert util <= 1.01, f"{where}: utilization {report['utilization']}"
     measured_s = (case["duration_ms"] - case["warmup_ms"]) / 1e3
+    window_s = case["window_us"] / 1e6
     for t, got in zip(case["tenants"], report["tenants"]):
         who = f"{where}: {t['name']} ({t['role']}, {t['product']}, sizes {t['sizes']}, read {t['read_share']})"
+        largest = max(t["sizes"])
         if t["role"] == "steady":
             # Its whole demand: every I/O completes except those still in flight at the end.
             in_flight_slack = 2 + t["rate"] * 0.002
             assert got["generated"] - got["finished"] <= in_flight_slack, f"{who}: {got}"
             if sched != "wild":
                 assert got["deferred_ios"] == 0, f"{who}: deferred within its base: {got}"
-        elif t["role"] == "held":
-            # At least 99 % of min(iops, mbps / size), less one window's I/Os of edge effect.
-            floor = 0.99 * t["contract"] - 1 / measured_s - t["contract"] * case["window_us"] / 1e6 / measured_s
-            assert got["iops"] >= floor, f"{who}: {got['iops']} IOPS, contract {t['contract']:.1f}"
-        # Within burst: consumption per dimension at most the burst envelope, plus one carry
-        # bucket (two windows of base, or one 1 MiB I/O) spread over the measured period.
-        cost, _ = mix_cost(t)
+        elif t["role"] == "held" and sched != "wild" and t["contract"] * measured_s >= 100 and t["mbps"] * 1e6 * measured_s >= 50 * largest:
+            # min(iops, mbps / mean size) of what it did: at least 99 % of the IOPS or of the MB/s,
+            # less one window's entitlement and one largest I/O of edge effect.
+            edge_ios = (t["contract"] * window_s + 1) / measured_s
+            edge_mb = (t["mbps"] * 1e6 * window_s + largest) / measured_s / 1e6
+            assert got["iops"] >= 0.99 * t["iops"] - edge_ios or got["mbps"] >= 0.99 * t["mbps"] - edge_mb, \
+                f"{who}: {got['iops']} IOPS {got['mbps']} MB/s, base {t['iops']} IOPS {t['mbps']} MB/s"
+        # Within burst: what it consumed at most the burst envelope, plus one carry bucket and one
+        # window's grant of edge effect over the measured period. Bytes are the report's; CPU is
+        # its I/Os at the mean size it moved.
+        if got["iops"] == 0:
+            continue
         burst = envelope(t["product"], *t["burst"])
         base = envelope(t["product"], t["iops"], t["mbps"])
-        for d in range(4):
-            carry = max(2 * base[d] * case["window_us"] / 1e6,
-                        max(io_cost(t["product"], MAX_SIZE, w)[d] for w in (False, True)))
-            used = got["iops"] * cost[d]
-            assert used <= burst[d] * 1.01 + carry / measured_s, f"{who}: dim {d} uses {used:.0f}/s, burst {burst[d]:.0f}/s"
+        worst = [max(io_cost(t["product"], MAX_SIZE, w)[d] for w in (False, True)) for d in range(4)]
+        slack = [(max(base[d] * window_s, worst[d]) + burst[d] * window_s) / measured_s for d in range(4)]
+        used_cpu = got["iops"] * cpu_per_io(t, got["mbps"] * 1e6 / got["iops"])
+        assert used_cpu <= burst[0] * 1.01 + slack[0], f"{who}: {used_cpu:.0f} CPU ns/s, burst {burst[0]:.0f}"
+        used_bytes = got["mbps"] * 1e6
+        assert used_bytes <= burst[3] * 1.01 + slack[3], f"{who}: {used_bytes:.0f} B/s, burst {burst[3]:.0f}"
 
 
 @pytest.mark.parametrize("i", range(CASES))

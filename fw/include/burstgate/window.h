@@ -11,7 +11,8 @@
  *               list, BURST_N and POOL (the reserved pool)
  *   base:       the static shares written at init stay in force (rewritten with the carry
  *               when cfg.carry_max is set)
- *   wild:       credits and limits (bg_wildcbs_window); GRANT = limit, GLOBAL = total
+ *   wild:       credits and limits (bg_wildcbs_window); GRANT = limit, GLOBAL = total (plus
+ *               what is left of it, up to global_carry_max, with the carry on)
  *   dualbucket: POOL_DRAWN and POOL (the cheque left), bg_db_refill then bg_db_update on
  *               HIST_ALL; GLOBAL = main bucket, POOL = cheque; with cfg.db_contracts, also
  *               every tenant's counters, credits, and GRANT = its part of the main bucket
@@ -64,6 +65,10 @@ typedef struct bg_fw_config {
      * largest I/O, pays the fractions out. */
     const bg_vec *carry_max;
     bg_vec *granted;
+    /* wild, with the carry on: the most of the GLOBAL budget left at a window's end that rolls
+     * into the next (one 1 MiB I/O's cost: otherwise an I/O costing more than one window of
+     * capacity, 1 MiB in a 250 us window of 3 GB/s, would never pass the global check). */
+    bg_vec global_carry_max;
     /* dualbucket only. 0: seed 002 as printed, the segment-level buckets alone (the datapath's
      * DUALBUCKET mode, which consults no tenant grant). 1: the buckets on top of the tenants'
      * contracts (docs/contracts.md): the datapath runs in BIOS mode with no lenders, the main
