@@ -189,9 +189,9 @@ class SuddenActivation:
 
 
 def sudden_activation(run):
-    """Fig. 24: deferrals of a 45k-base tenant resuming from idle at iodepth 1..32."""
+    """Fig. 24: deferrals of a 45k-base tenant resuming from idle at iodepth 1..64."""
     base = load("fig24_sudden_activation.yaml")
-    r = SuddenActivation(tenant(base, "resumer")["base"]["iops"], (1, 2, 4, 8, 16, 24, 32), [], [], [], [], [])
+    r = SuddenActivation(tenant(base, "resumer")["base"]["iops"], (1, 2, 4, 8, 16, 24, 32, 64), [], [], [], [], [])
     for d in r.depths:
         sc = copy.deepcopy(base)
         tenant(sc, "resumer")["workload"]["iodepth"] = d
@@ -208,7 +208,7 @@ def sudden_activation(run):
 def sudden_activation_md(r):
     lines = ["**Fig. 24, responsiveness to sudden activation** (`scenarios/fig24_sudden_activation.yaml`): "
              "a tenant with a 45k IOPS base idles until its allocation has decayed to the floor, then runs "
-             "4 KiB writes at iodepth 1..32 (the paper: 1..16) while a neighbour bursts. Paper: no throttled I/Os until the "
+             "4 KiB writes at iodepth 1..64 (the paper: 1..16) while a neighbour bursts. Paper: no throttled I/Os until the "
              "stream (60k IOPS) makes it a burst tenant.", "",
              "| iodepth | IOPS | throttled (BIOS) | admitted from a lender / the pool | throttled (WildCBS) |",
              "|---|---|---|---|---|"]

@@ -203,13 +203,14 @@ TEST(SimEngine, OversubscribedBaseIsAScenarioError)
     try {
         run("duration_ms: 10\n" + kDpu + R"(tenants:
   - name: a
-    base: {iops: 10000000, mbps: 100}
+    base: {iops: 1000000, mbps: 4000}
     workload: {mode: closed, iodepth: 1, sizes: {4k: 1}}
 )");
         FAIL() << "expected ScenarioError";
     } catch (const ScenarioError &e) {
-        EXPECT_NE(std::string(e.what()).find("tenants: the base provisioning"), std::string::npos) << e.what();
-        EXPECT_NE(std::string(e.what()).find("cpu"), std::string::npos) << e.what();
+        // 1M IOPS of 4000 B (the knee) cost 2.36 CPU s/s, the two threads have 2.
+        EXPECT_EQ(std::string(e.what()).rfind("t.yaml:8: tenants: the bases cannot all be honoured", 0), 0u) << e.what();
+        EXPECT_NE(std::string(e.what()).find("cpu units per window"), std::string::npos) << e.what();
     }
 }
 
@@ -268,10 +269,11 @@ tenants:
 TEST(SimEngine, CreditBurstNeedsCredits)
 {
     // burst_mode credit: no credits -> capped at base; credits -> up to the burst provisioning.
+    // The contracts' knee is 4 KiB, where the cost cap is exactly the IOPS (docs/contracts.md).
     const std::string yaml = "duration_ms: 300\nwarmup_ms: 50\nscheduler: bios\n" + kDpu + R"(tenants:
   - name: c
-    base: {iops: 10000, mbps: 100}
-    burst: {iops: 30000, mbps: 300}
+    base: {iops: 10000, mbps: 40.96}
+    burst: {iops: 30000, mbps: 122.88}
     burst_mode: credit
     burst_credits: CREDITS
     workload: {mode: closed, iodepth: 64, sizes: {4k: 1}}
@@ -328,9 +330,14 @@ TEST(SimEngine, IoLargerThanAnyGrantIsAScenarioError)
     EXPECT_EQ(w.warnings[0].rfind("t.yaml:8: tenants[0].workload.sizes.2m: one write costs 2097280 egress units, more "
                                   "than the base grant per window with the grant carry (1155104)", 0), 0u) << w.warnings[0];
     EXPECT_GT(w.tenants[0].finished, 0u);
-    SimOptions db;  // dual-bucket admits from the shared main bucket: no per-tenant ceiling
+    // Dual-bucket as seed 002 prints it admits from the shared main bucket: no per-tenant
+    // ceiling. Composed with the tenants' contracts (the default) the same check applies.
+    SimOptions db;
     db.scheduler = Scheduler::kDualBucket;
-    EXPECT_GT(run(yaml, db).tenants[0].finished, 0u);
+    EXPECT_THROW(run(yaml, db), ScenarioError);
+    Scenario seg = parse_scenario(yaml, "t.yaml");
+    seg.db.tenant_contracts = false;
+    EXPECT_GT(simulate(seg, db).tenants[0].finished, 0u);
 }
 
 }  // namespace
