@@ -66,8 +66,9 @@ typedef struct bg_fw_config {
     const bg_vec *carry_max;
     bg_vec *granted;
     /* wild, with the carry on: the most of the GLOBAL budget left at a window's end that rolls
-     * into the next (one 1 MiB I/O's cost: otherwise an I/O costing more than one window of
-     * capacity, 1 MiB in a 250 us window of 3 GB/s, would never pass the global check). */
+     * into the next. burstgate-sim sets what one window of capacity lacks to hold one 1 MiB
+     * I/O (1 MiB against 750 kB of a 3 GB/s limiter in a 250 us window), which would otherwise
+     * never pass the global check; zero, WildCBS as printed, at the usual window lengths. */
     bg_vec global_carry_max;
     /* dualbucket only. 0: seed 002 as printed, the segment-level buckets alone (the datapath's
      * DUALBUCKET mode, which consults no tenant grant). 1: the buckets on top of the tenants'
