@@ -217,7 +217,8 @@ void program_device(const Scenario &sc, Scheduler sched, std::uint64_t seed, con
 
 namespace {
 
-// Every scheduler but dual-bucket admits an I/O only when one per-window grant of at most the
+// Every scheduler but seed 002's dual-bucket (tenant_contracts: false) admits an I/O only when
+// one per-window grant of at most the
 // tenant's burst provisioning (plus the grant carry, when on) covers its whole cost, so an I/O
 // type costing more than that in any dimension would be deferred forever: a scenario error, not
 // a simulation result. One costing more than the base grant is only a warning: such I/Os wait
@@ -311,8 +312,9 @@ void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmw
         if (sched != Scheduler::kDualBucket || sc.db.tenant_contracts)
             check_admissible(sc, i, f.t[i].res_base, f.t[i].res_burst, f.carry_max[i], warnings);
         f.t[i].mode = t.credit ? BG_BURST_CREDIT : BG_BURST_PAID;
-        // One I/O credit is one I/O of any size up to 1 MiB (EBS gp2 counts an I/O, not its
-        // bytes, against the bucket): the base vector's share of one I/O, rounded up.
+        // One I/O credit is the base vector's share of one I/O, rounded up: it pays one I/O of
+        // any size up to the knee, a larger one its bytes' share (as EBS gp2 counts an I/O
+        // above 256 KiB as several); docs/contracts.md.
         const bg_vec ref = credit_ref(d, t, sc.window_ns);
         f.t[i].credit = bg_credit_from_ios(static_cast<std::uint32_t>(t.burst_credits), &ref);
         // EBS gp2's bucket: 5.4 M I/O credits.
