@@ -218,12 +218,11 @@ void program_device(const Scenario &sc, Scheduler sched, std::uint64_t seed, con
 namespace {
 
 // Every scheduler but seed 002's dual-bucket (tenant_contracts: false) admits an I/O only when
-// one per-window grant of at most the
-// tenant's burst provisioning (plus the grant carry, when on) covers its whole cost, so an I/O
-// type costing more than that in any dimension would be deferred forever: a scenario error, not
-// a simulation result. One costing more than the base grant is only a warning: such I/Os wait
-// for a burst share. The carry's cap covers one 1 MiB I/O, so with it on, only I/Os above the
-// contract's 1 MiB can meet either.
+// one per-window grant of at most the tenant's burst provisioning (plus the grant carry, when
+// on) covers its whole cost, so an I/O type costing more than that in any dimension would be
+// deferred forever: a scenario error, not a simulation result. One costing more than the base
+// grant is only a warning: such I/Os wait for a burst share. The carry's cap covers one 1 MiB
+// I/O, so with it on, only I/Os above the contract's 1 MiB can meet either.
 void check_admissible(const Scenario &sc, std::size_t i, const bg_vec &base_grant, const bg_vec &burst_grant,
                       const bg_vec &carry, std::vector<std::string> &warnings)
 {
