@@ -280,8 +280,8 @@ class SuddenActivation:
     alloc_at_resume: list = dataclasses.field(default_factory=list)  # BIOS grant when the stream starts (max dim)
 
 
-def sudden_activation(run, bios=None, depths=(1, 2, 4, 8, 16, 24, 32)):
-    """Fig. 24: deferrals of a burstable 45k-base tenant resuming from idle at iodepth 1..32
+def sudden_activation(run, bios=None, depths=(1, 2, 4, 8, 16, 24, 32, 64)):
+    """Fig. 24: deferrals of a burstable 45k-base tenant resuming from idle at iodepth 1..64
     (``bios``: a variation's `bios:` keys, default Algorithm 1 as printed)."""
     base = load("fig24_sudden_activation.yaml")
     if bios:
@@ -326,7 +326,7 @@ def below_base(r):
 def sudden_activation_md(r):
     lines = ["**Fig. 24, responsiveness to sudden activation** (`scenarios/fig24_sudden_activation.yaml`): "
              "a burstable tenant (base 45k IOPS, burst 100k) idles until Algorithm 1 line 7 has decayed its "
-             "allocation to zero, then runs 4 KiB writes at iodepth 1..32 (the paper: 1..16) while a "
+             "allocation to zero, then runs 4 KiB writes at iodepth 1..64 (the paper: 1..16) while a "
              "neighbour bursts. Paper: no throttled I/Os until the stream (60k IOPS) makes it a burst tenant.", "",
              "| iodepth | IOPS | throttled (BIOS) | admitted by reclaim (power of two choices) / from the pool "
              "| throttled (WildCBS) |",

@@ -87,7 +87,7 @@ void load_dpu(const Loader &L, const YAML::Node &n, Dpu &d)
     const std::string P = "dpu";
     L.check_keys(n, P, {"threads", "lb_policy", "cpu_ns", "ingress_gbps", "egress_gbps", "swlimit_mbps",
                         "backend_us", "reserved_share", "target_delay_us", "estimate_error", "cost_adjust", "sa_discipline",
-                        "queue_depth", "header_bytes", "bios_alpha", "bios_weight_throttle", "buffers"});
+                        "queue_depth", "header_bytes", "bios_alpha", "bios_weight_throttle", "buffers", "provision", "grant_carry"});
     if (n["threads"]) d.threads = L.u32(n["threads"], P + ".threads", 1, BG_QUEUES_MAX);
     if (n["lb_policy"])
         d.lb_policy = choose<LbPolicy>(L, n["lb_policy"], P + ".lb_policy",
@@ -117,6 +117,9 @@ void load_dpu(const Loader &L, const YAML::Node &n, Dpu &d)
     if (n["sa_discipline"])
         d.sa_round_robin = choose<bool>(L, n["sa_discipline"], P + ".sa_discipline", {{"rr", true}, {"fifo", false}});
     if (n["cost_adjust"]) d.cost_adjust = L.boolean(n["cost_adjust"], P + ".cost_adjust");
+    if (n["provision"])
+        d.envelope = choose<bool>(L, n["provision"], P + ".provision", {{"envelope", true}, {"io4k", false}});
+    if (n["grant_carry"]) d.grant_carry = L.boolean(n["grant_carry"], P + ".grant_carry");
     if (n["queue_depth"]) d.queue_depth = L.u32(n["queue_depth"], P + ".queue_depth", 1, BG_LB_DEPTH_MASK);
     if (const YAML::Node b = n["buffers"]) {
         const std::string B = P + ".buffers";
@@ -148,7 +151,7 @@ void load_db(const Loader &L, const YAML::Node &n, DualBucketCfg &d)
 {
     const std::string P = "dualbucket";
     L.check_keys(n, P, {"hot_threshold_iops", "steady_intervals", "cheque_share", "alpha", "percentile",
-                        "headroom_mbps", "mu_mbps", "main_share", "reoffer"});
+                        "headroom_mbps", "mu_mbps", "main_share", "reoffer", "tenant_contracts"});
     if (n["hot_threshold_iops"]) d.hot_threshold_iops = L.number(n["hot_threshold_iops"], P + ".hot_threshold_iops", 0, 1e9);
     if (n["steady_intervals"]) d.steady_intervals = L.u32(n["steady_intervals"], P + ".steady_intervals", 0, BG_SEGMON_STEADY_MAX);
     if (n["cheque_share"]) d.cheque_share = L.number(n["cheque_share"], P + ".cheque_share", 0, 1);
@@ -169,6 +172,7 @@ void load_db(const Loader &L, const YAML::Node &n, DualBucketCfg &d)
         if (d.main_share <= 0)
             L.fail(n["main_share"], P + ".main_share", "must be above 0: the main bucket would admit nothing");
     }
+    if (n["tenant_contracts"]) d.tenant_contracts = L.boolean(n["tenant_contracts"], P + ".tenant_contracts");
     if (n["reoffer"])
         d.steady_first = choose<bool>(L, n["reoffer"], P + ".reoffer", {{"fifo", false}, {"steady_first", true}});
 }

@@ -45,6 +45,8 @@ struct Dpu {
     // added
     bool sa_round_robin = true;      // sa_discipline: rr (SA polls tenants' queues) | fifo
     bool cost_adjust = false;        // delay-based cost adjustment (target_delay_us)
+    bool envelope = true;            // provision: envelope (docs/contracts.md); false: io4k, the 4 KiB CPU price
+    bool grant_carry = true;         // the firmware's grant carry (window.h)
     std::uint32_t queue_depth = 4095;   // LB.DEPTH: outstanding I/Os per SA thread
     std::uint32_t header_bytes = 128;   // per request/response message on the links
     double bios_alpha = 0.5;            // BIOS line-7 decay
@@ -79,6 +81,9 @@ struct DualBucketCfg {
     // (`fifo`): deferral order; true (`steady_first`): the I/Os the monitor last saw as steady,
     // then the hot ones, each in deferral order. Applies under the dualbucket scheduler only.
     bool steady_first = false;
+    // `tenant_contracts`: the buckets on top of the tenants' contracts (docs/contracts.md,
+    // window.h db_contracts); false: Still Water as printed, the segment-level buckets alone.
+    bool tenant_contracts = true;
 };
 
 // added: `mode: trace` replays a block trace (bg_trace) open loop: each read or write record
