@@ -44,7 +44,7 @@ struct Rig {
         }
         bg_fw_config cfg{};
         cfg.scheduler = scheduler;
-        cfg.bios = bg_bios_params{ios(100), 0, BG_BIOS_ONE / 2, 2 * BG_BIOS_ONE, BG_BIOS_ONE / 16};
+        cfg.bios = bg_bios_params{ios(100), 0, BG_BIOS_ONE / 2, 2 * BG_BIOS_ONE, BG_BIOS_ONE / 16, 0, 0};
         if (carry_on) {
             cfg.carry_max = carry.data();
             cfg.granted = granted.data();
