@@ -137,6 +137,36 @@ TEST(LsmExperiment, Figure18PaidLoadSaturatesThisModel)
     EXPECT_NEAR(xc.ops.at("read").avg_us, xr.ops.at("read").avg_us, 0.1 * xr.ops.at("read").avg_us);
 }
 
+// With RocksDB's default placement of filter and index blocks (cache_index_and_filter_blocks =
+// false: the table readers hold them, `--meta memory`) an operation costs fewer tokens
+// (measured 0.82 here, 0.78 at full scale) and the paper's nominal load fits the contract on
+// average (no backlog): Fig. 18's P99 shape appears at 1.0 x -- Calcspar's Get P99 stays
+// under 1 ms at 2 and 20 threads (267 -> 594 us), the RocksDB-like store's grows >= 3x to
+// >= 10 ms (3.0 -> 21 ms) -- but the sine's peaks still exceed the contract, so Calcspar's
+// average stays at or above the RocksDB-like store's (5837 vs 4954 us at 20 threads), the
+// gap the results page reports. Catches the meta placement being ignored, or either half
+// of the shape moving.
+TEST(LsmExperiment, Figure18ShapeWithRocksDbDefaultMeta)
+{
+    auto meta = [](const char* store, std::uint32_t threads) {
+        RunSpec s = small(store, threads);
+        s.intensity = 1.0;
+        s.lsm.meta_in_memory = true;
+        return run(s);
+    };
+    const RunResult c2 = meta("calcspar", 2), c20 = meta("calcspar", 20);
+    const RunResult r2 = meta("rocksdb", 2), r20 = meta("rocksdb", 20);
+    for (const RunResult* x : {&c2, &c20, &r2, &r20}) {
+        EXPECT_EQ(x->backlog, 0u);
+        EXPECT_LT(x->volume_iops / x->throughput, 0.9);
+    }
+    EXPECT_LT(c2.ops.at("read").p99_us, 1000.0);
+    EXPECT_LT(c20.ops.at("read").p99_us, 1000.0);
+    EXPECT_GT(r20.ops.at("read").p99_us, 3 * r2.ops.at("read").p99_us);
+    EXPECT_GT(r20.ops.at("read").p99_us, 10000.0);
+    EXPECT_GE(c20.ops.at("read").avg_us, 0.9 * r20.ops.at("read").avg_us);
+}
+
 // Fig. 20 vs load (docs/results.md): FA's advantage needs light periods. At 0.3 x the 95 %
 // switch never fires (passive < 5 % of the time) and FA's data-block hit ratio is >= 4 points
 // above passive LRU's (measured +8.1); at 1.0 x the high queue takes >= 95 % of the tokens all

@@ -70,6 +70,9 @@ options:
   --stabilizer S      Calcspar stabilizer: strict (default, §4.1: no I/O beyond the second's
                       tokens) | borrow (our extension: user-aware I/O that finds no token
                       overdraws the volume's borrowing pool, mirrored, instead of waiting)
+  --meta M            where filter and index blocks live: cache (default: in the block cache,
+                      cache_index_and_filter_blocks = true) | memory (RocksDB's default: held by
+                      the table readers, outside the cache, never read from the volume)
   --json PATH         write the reports as JSON
   --quiet             no progress line
 run only:
@@ -104,6 +107,7 @@ struct Options {
     double time_scale = 1.0;
     bool quiet = false;
     std::string store = "calcspar", cache = "fa", allocator = "twa", workload = "mixgraph", stabilizer = "strict";
+    bool meta_in_memory = false;
     double cache_share = 0.02, read_ratio = -1, amplitude = 0.5, period = 60, key_dist_a = 0, key_dist_b = 0;
     std::uint32_t key_ranges = 30;
 };
@@ -164,6 +168,11 @@ Options parse_args(int argc, char** argv)
         else if (f == "--key-dist-b") o.key_dist_b = args.number(0, 100);
         else if (f == "--time-scale") o.time_scale = args.number(0, 1e6);
         else if (f == "--stabilizer") o.stabilizer = args.value();
+        else if (f == "--meta") {
+            const std::string m = args.value();
+            if (m != "cache" && m != "memory") fail("--meta: cache or memory");
+            o.meta_in_memory = m == "memory";
+        }
         else if (f == "--token-slices") o.slices = static_cast<std::uint32_t>(args.integer(1, 1000));
         else fail("unknown option '" + f + "'");
     }
@@ -233,6 +242,7 @@ std::string report_json(const Report& r)
       << ", \"threads\": " << s.threads << ", \"intensity\": " << num(s.intensity)
       << ", \"cache_share\": " << num(s.cache_share) << ", \"token_slices\": " << s.token_slices
       << ", \"stabilizer\": " << quote(s.stabilizer)
+      << ", \"meta\": " << quote(s.lsm.meta_in_memory || s.store == "nocache" ? "memory" : "cache")
       << ", \"seed\": " << s.seed << ",\n     \"lat_us\": {";
     bool first = true;
     for (const auto& [op, l] : x.ops) {
@@ -286,6 +296,7 @@ public:
         s.workload.key_dist_b = o_.key_dist_b;
         s.token_slices = o_.slices;
         s.stabilizer = o_.stabilizer;
+        s.lsm.meta_in_memory = o_.meta_in_memory;
         return s;
     }
 
