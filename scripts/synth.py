@@ -90,6 +90,16 @@ def summarize(cells):
             "bram36": bram36, "uram": uram, "dsp": dsp, "carry": cells.get("CARRY8", 0) + cells.get("CARRY4", 0)}
 
 
+def KEEP_REPLICAS(top):  # noqa: N802 (a constant's spelling: the same steps in every flow)
+    """yosys steps that keep every register whose signal has the attribute ``bg_replica``.
+
+    The RTL copies a high-fanout select into several registers, each feeding part of its
+    loads (``rtl/burstgate/cost.py``); yosys's ``opt_merge`` would fold registers with the same
+    input back into one, unless the register cell is marked ``keep`` (the attribute on the
+    signal is on the wire, not the cell, so it is copied to the driving cell here)."""
+    return [f"hierarchy -top {top}", "proc", "setattr -set keep 1 a:bg_replica %ci1"]
+
+
 def write_rtlil(folder, top, params):
     """Elaborate ``top`` with ``params`` into ``folder/<top>.il``; returns the path.
 
@@ -115,6 +125,7 @@ def synth(job, name, source, out):
     flow = f"synth_xilinx -family xcup -top {name} -flatten -noiopad"
     script = "; ".join([
         f"read_rtlil {source.relative_to(out)}",
+        *KEEP_REPLICAS(name),
         f"{flow} -run :map_luts",
         "opt_expr -mux_undef -noclkinv",
         "abc -luts 2:2,3,6:5,10,20",
