@@ -56,6 +56,14 @@ def test_small_block_synthesizes_within_budget(tmp_path):
     timing = result["timing"]
     assert 0 < timing["lut_levels"] == result["summary"]["levels"] <= synth.load_budgets()[job]["levels"]
     assert timing["paths"]["levels"] and timing["fmax_mhz"] == round(1000 / timing["period_ns"], 1)
+    # The cost estimator's class compares are registered once per selected group (signals
+    # with the attribute bg_replica): catches the flow losing KEEP_REPLICAS, after which
+    # yosys folds the nine copies into one (the ECP5 critical path it was made to cut).
+    netlist = json.loads((tmp_path / f"{job}.netlist.json").read_text())["modules"][job]
+    copies = [net["bits"] for name, net in netlist["netnames"].items() if name.startswith("s1_ge_")]
+    assert len(copies) == 9
+    for k in range(1, len(copies[0])):
+        assert len({bits[k] for bits in copies}) == 9, f"s1_ge_* bit {k}: copies merged"
 
 
 def test_kernel_clock_above_the_cores_estimate_is_named(tmp_path):
