@@ -31,7 +31,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "rtl"))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from synth import parse_job, write_rtlil  # noqa: E402
+from synth import KEEP_REPLICAS, parse_job, write_rtlil  # noqa: E402
 
 DEVICE = ["--85k", "--package", "CABGA381"]
 DEFAULT_JOBS = ["bg_cost_estimator", "ulx3s"]
@@ -76,6 +76,7 @@ def pnr(job, out, freq, seed):
     # out with classic abc instead, as synth.py does for synth_xilinx.
     script = "; ".join([
         read,
+        *KEEP_REPLICAS(top),
         f"synth_ecp5 -top {top} -run :map_luts",
         "techmap -map +/lattice/latches_map.v",
         "abc -dress -lut 4:7",
