@@ -8,14 +8,14 @@ from amaranth.lib.fifo import SyncFIFO
 from amaranth.lib.wiring import In, Out
 
 from .admission import Admission, AdmissionInput
-from .bufpool import BufferPool
+from .buffer_pool import BufferPool
 from .cost import CostEstimator
 from .csr import BusSignature, CsrBlock
 from .delay_hist import DelayHistogram
 from .layouts import Completion, CostedDescriptor, Decision, Descriptor
-from .lb import LoadBalancer
+from .load_balancer import LoadBalancer
 from .regmap import C, REGMAP
-from .segmon import SegmentMonitor
+from .segment_monitor import SegmentMonitor
 
 __all__ = ["Core"]
 
