@@ -3,7 +3,7 @@
 
     python scripts/pnr_ecp5.py --out build/pnr [JOB ...]
 
-A job is a block of ``burstgate-rtl`` or ``bg_core@<point>`` (the points of
+A job is a block of ``burstgate rtl`` or ``bg_core@<point>`` (the points of
 ``scripts/synth.py``), placed and routed out of context (``--out-of-context``: no I/O
 buffers, so the Fmax of the logic alone; no bitstream), or ``ulx3s``: the board top
 ``burstgate.boards.ulx3s`` on the ULX3S-85F with its LPF from ``amaranth-boards``, which

@@ -3,7 +3,7 @@
 
     python scripts/synth.py --out build/synth [--full] [JOB ...]
 
-A job is a block of ``burstgate-rtl`` (``bg_cost_estimator``) or the core at a parameter
+A job is a block of ``burstgate rtl`` (``bg_cost_estimator``) or the core at a parameter
 point (``bg_core@small``: 64 tenants, 4 ingress, 4 egress queues, 4K segments;
 ``bg_core@large``: 1024 / 16 / 16 / 64K; it and ``bg_segment_monitor`` (64K segments) only
 with ``--full`` or by name, as they are big).
