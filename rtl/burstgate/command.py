@@ -66,6 +66,8 @@ SUBCOMMANDS = [
                module="burstgate.tools.fit_alpha"),
     Subcommand("sweep", "a scenario template x a parameter grid x seeds x schedulers, as tasks on Dask (one table)",
                module="burstgate.tools.sweep"),
+    Subcommand("fleet", "replay a multi-device block trace over K storage-agent nodes, one task per node x scheduler",
+               module="burstgate.tools.fleet"),
     Subcommand("gen-trace", "write a synthetic multi-device block trace in the Alibaba format (bursty devices)",
                module="burstgate.tools.alibaba_gen"),
     Subcommand("rtl", "write the Verilog of the gateware's top-level blocks",

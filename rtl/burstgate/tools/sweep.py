@@ -217,9 +217,10 @@ def sim_path(explicit=None):
     return str(find_program(next(s for s in SUBCOMMANDS if s.name == "sim").program))
 
 
-def run_sim(scenario, engine, scheduler, seed, sim=None, series=False):
-    """Run burstgate-sim on a scenario (a dict); the report (without hist_us) and, with
-    ``series``, the per-window CSV's text. Raises RuntimeError with the simulator's message."""
+def run_sim(scenario, engine, scheduler, seed, sim=None, series=False, raw=False):
+    """Run burstgate-sim on a scenario (a dict); the report (without hist_us; with ``raw``, the
+    report file's text as written) and, with ``series``, the per-window CSV's text. Raises
+    RuntimeError with the simulator's message."""
     sim = sim_path(sim)
     with tempfile.TemporaryDirectory(prefix="bg-sweep-") as tmp:
         spath = pathlib.Path(tmp) / "scenario.yaml"
@@ -233,9 +234,11 @@ def run_sim(scenario, engine, scheduler, seed, sim=None, series=False):
         if res.returncode != 0:
             msg = " / ".join(line for line in res.stderr.strip().splitlines()[-3:])
             raise RuntimeError(f"burstgate-sim exit {res.returncode}: {msg.replace(str(spath), 'scenario')}")
-        report = json.loads(out.read_text())
-        for t in report.get("tenants", []):
-            t.pop("hist_us", None)
+        report = out.read_text()
+        if not raw:
+            report = json.loads(report)
+            for t in report.get("tenants", []):
+                t.pop("hist_us", None)
         csv_text = (pathlib.Path(tmp) / "series.csv").read_text() if series else None
     return report, csv_text
 
