@@ -8,15 +8,17 @@ import csv
 import json
 import subprocess
 
+from burstgate.command import main
+
 from ..conftest import BUILD, run_burstgate
 
 SIM = BUILD / "sw" / "sim" / "burstgate-sim"
 
 
 def gen(path, *extra):
-    res = run_burstgate("gen-trace", "--out", path, "--devices", "6", "--duration-s", "0.6", "--base-iops", "300",
-                        "--burst-every-s", "0.2", "--burst-len-s", "0.05", *extra, timeout=60)
-    assert res.returncode == 0, res.stderr
+    """The generator through the command's own main, in process (a subprocess costs seconds here)."""
+    assert main(["gen-trace", "--out", str(path), "--devices", "6", "--duration-s", "0.6", "--base-iops", "300",
+                 "--burst-every-s", "0.2", "--burst-len-s", "0.05", *extra]) == 0
     return path
 
 
@@ -70,20 +72,19 @@ def test_fleet_nodes_equal_their_scenarios_run_alone(tmp_path):
     assert (out / "fleet.png").is_file()
 
 
-def test_contracts_file_errors_are_located(tmp_path):
-    """Catches: a contracts file with a missing device or a bad field reaching the simulator."""
+def test_contracts_file_errors_are_located(tmp_path, capsys):
+    """Catches: a contracts file with a missing device or a bad field, or a bad trace record,
+    reaching the simulator or ending in a traceback (in process: these checks run before any task)."""
     trace = tmp_path / "t.csv"
     trace.write_text("1,R,0,4096,1000\n2,W,0,4096,2000\n")
     contracts = tmp_path / "c.yaml"
+    args = ["fleet", str(trace), "--format", "alibaba", "--nodes", "1", "--workers", "0", "--out", str(tmp_path / "o")]
     contracts.write_text("1: {base: {iops: 100, mbps: 1}}\n2: {base: {iops: fast, mbps: 1}}\n")
-    res = run_burstgate("fleet", trace, "--format", "alibaba", "--nodes", "1", "--contracts", contracts,
-                        "--workers", "0", "--out", tmp_path / "o", timeout=60)
-    assert res.returncode == 2 and "c.yaml:2: 2.base: expected {iops: N, mbps: N}" in res.stderr, res.stderr
+    assert main([*args, "--contracts", str(contracts)]) == 2
+    assert "c.yaml:2: 2.base: expected {iops: N, mbps: N}" in capsys.readouterr().err
     contracts.write_text("1: {base: {iops: 100, mbps: 1}}\n")
-    res = run_burstgate("fleet", trace, "--format", "alibaba", "--nodes", "1", "--contracts", contracts,
-                        "--workers", "0", "--out", tmp_path / "o", timeout=60)
-    assert res.returncode == 2 and "no contract for device(s) 2" in res.stderr, res.stderr
+    assert main([*args, "--contracts", str(contracts)]) == 2
+    assert "no contract for device(s) 2" in capsys.readouterr().err
     trace.write_text("1,R,0,4096,1000\n2,X,0,4096,2000\n")
-    res = run_burstgate("fleet", trace, "--format", "alibaba", "--nodes", "1", "--workers", "0",
-                        "--out", tmp_path / "o", timeout=60)
-    assert res.returncode == 2 and "t.csv:2: opcode: unknown 'X'" in res.stderr, res.stderr
+    assert main(args) == 2
+    assert "t.csv:2: opcode: unknown 'X'" in capsys.readouterr().err
