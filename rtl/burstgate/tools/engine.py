@@ -39,7 +39,8 @@ def run_tasks(func, args_list, address=None, workers=None, progress=True):
     """``[func(*args) or Failure for args in args_list]``, on the engine the arguments name.
 
     ``func`` must be importable by the workers (a module-level function of the burstgate package).
-    Returns (results, info) where info says how the tasks ran (workers, wall seconds)."""
+    Returns (results, info): info says how the tasks ran: workers, wall_s (all of it), startup_s
+    (starting or joining the cluster), tasks_s (from the first submission to the last result)."""
     stream = sys.stderr if progress else None
     total = len(args_list)
     start = time.monotonic()
@@ -54,7 +55,8 @@ def run_tasks(func, args_list, address=None, workers=None, progress=True):
                 results[i] = Failure(f"{type(exc).__name__}: {exc}")
                 failed += 1
             _progress(i + 1, total, failed, start, stream)
-        return results, {"workers": 0, "wall_s": time.monotonic() - start}
+        wall = time.monotonic() - start
+        return results, {"workers": 0, "wall_s": wall, "tasks_s": wall, "startup_s": 0.0}
 
     # Imported here: the serial path and the commands' --help need no Dask.
     from distributed import Client, LocalCluster, as_completed
@@ -68,7 +70,10 @@ def run_tasks(func, args_list, address=None, workers=None, progress=True):
     else:
         client = Client(address, timeout="30s")
     try:
+        if address is None:
+            client.wait_for_workers(n)
         nworkers = len(client.scheduler_info().get("workers", {}))
+        submitted = time.monotonic()
         _progress(0, total, 0, start, stream)
         futures = {client.submit(func, *args, pure=False, key=f"task-{i}"): i for i, args in enumerate(args_list)}
         done = 0
@@ -81,7 +86,9 @@ def run_tasks(func, args_list, address=None, workers=None, progress=True):
                 failed += 1
             done += 1
             _progress(done, total, failed, start, stream)
-        return results, {"workers": nworkers, "wall_s": time.monotonic() - start}
+        end = time.monotonic()
+        return results, {"workers": nworkers, "wall_s": end - start, "tasks_s": end - submitted,
+                         "startup_s": submitted - start}
     finally:
         client.close()
         if cluster is not None:

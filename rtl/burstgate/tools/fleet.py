@@ -409,8 +409,8 @@ def run(args):
         util = {r[1]: r[4] for r in node_rows if r[0] == s and r[10] == "ok"}
         lines.append(f"{s:<10}{sum(1 for r in rows if r[14]):>22}{sum(r[14] for r in rows):>19}"
                      f"{p99[len(p99) // 2]:>15.1f}" + "".join(f"{util.get(k, float('nan')):>11.3f}" for k in range(args.nodes)))
-    lines.append(f"replay: {total_ios} I/Os in {info['wall_s']:.1f} s on {workers} worker(s): "
-                 f"{total_ios / info['wall_s'] / workers:.0f} I/Os replayed per second per worker")
+    lines.append(f"replay: {total_ios} I/Os in {info['tasks_s']:.1f} s on {workers} worker(s): "
+                 f"{total_ios / info['tasks_s'] / workers:.0f} I/Os replayed per second per worker")
     _plots(out, tenant_rows, node_rows, schedulers, args.nodes)
     for line in lines:
         print(line)

@@ -361,7 +361,7 @@ def run(args):
     if args.out and not args.out.endswith(".csv"):
         raise InputError(f"--out {args.out}: the table is written as CSV (name it .csv)")
     tasks = spec.tasks()
-    results, _ = run_tasks(sweep_task, [(s, e, sc, seed, args.sim) for _, s, e, sc, seed in tasks],
+    results, info = run_tasks(sweep_task, [(s, e, sc, seed, args.sim) for _, s, e, sc, seed in tasks],
                            address=args.address, workers=args.workers, progress=not args.quiet)
     header, rows = table(spec, tasks, results)
     text = csv_text(header, rows)
@@ -374,6 +374,10 @@ def run(args):
         png = plot(spec, header, rows, pathlib.Path(args.plots))
         print(f"burstgate sweep: plot {png}", file=sys.stderr)
     failed = [(t, r) for t, r in zip(tasks, results) if isinstance(r, Failure)]
+    if not args.quiet:
+        print(f"burstgate sweep: {len(tasks)} tasks on {info['workers'] or 'no'} worker(s) "
+              f"{'(in this process) ' if not info['workers'] else ''}in {info['tasks_s']:.2f} s "
+              f"(+ {info['startup_s']:.2f} s starting the cluster)", file=sys.stderr)
     for (params, _, engine, sched, seed), r in failed:
         where = ", ".join(f"{k}={v!r}" for k, v in params.items())
         print(f"burstgate sweep: task failed ({where}{', ' if where else ''}seed={seed}, scheduler={sched}, "
