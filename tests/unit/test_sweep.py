@@ -12,7 +12,7 @@ from burstgate.command import main
 from burstgate.tools import sweep
 from burstgate.tools.engine import run_tasks
 
-from ..conftest import ROOT, run_burstgate
+from ..conftest import BUILD, ROOT, run_burstgate
 
 EXAMPLE = ROOT / "scenarios" / "example.yaml"
 
@@ -109,3 +109,22 @@ def test_spec_errors_are_located(tmp_path, capsys, body, message):
     spec = write_spec(tmp_path, body)
     assert main(["sweep", str(spec), "--workers", "0"]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_reproduce_through_the_engine_prints_what_reproduce_prints(tmp_path):
+    """`make reproduce` (scripts/reproduce_sweep.py, one experiment per task on two workers) against
+    scripts/reproduce.py itself on two quick experiments. Catches: experiments' tables put together
+    in completion order, a record lost or mixed up between tasks, plots not drawn from the records."""
+    import subprocess
+    import sys
+    sim = BUILD / "sw" / "sim" / "burstgate-sim"
+    serial = subprocess.run([sys.executable, ROOT / "scripts" / "reproduce.py", "--sim", sim, "--only", "alpha,table3"],
+                            capture_output=True, text=True, timeout=300)
+    assert serial.returncode == 0, serial.stderr
+    farm = subprocess.run([sys.executable, ROOT / "scripts" / "reproduce_sweep.py", "--sim", sim, "--only",
+                           "alpha,table3", "--workers", "2", "--plots", tmp_path], capture_output=True, text=True,
+                          timeout=300)
+    assert farm.returncode == 0, farm.stderr
+    assert farm.stdout == serial.stdout and "| " in serial.stdout
+    assert "on 2 worker(s)" in farm.stderr
+    assert sorted(p.name for p in tmp_path.glob("*.png")) == ["alpha.png", "table3.png"]
