@@ -46,8 +46,9 @@ def seed_task(seed, events, root):
                           "tests/cocotb/core/test_core.py::test_core"], cwd=root, env=env,
                          capture_output=True, text=True)
     if res.returncode != 0:
-        tail = " / ".join((res.stdout + res.stderr).strip().splitlines()[-4:])
-        raise RuntimeError(f"pytest exit {res.returncode}: {tail}")
+        lines = (res.stdout + res.stderr).strip().splitlines()
+        first = next((ln.strip() for ln in lines if "Error" in ln or "ERROR" in ln or "assert" in ln), "")
+        raise RuntimeError(f"pytest exit {res.returncode} (worker {slot}): {first[:400]} / {lines[-1] if lines else ''}")
     return time.monotonic() - start
 
 
