@@ -353,6 +353,13 @@ def check_engine_args(args):
         raise InputError("--workers: not with --address (the cluster's workers run the tasks)")
     if args.sim and not (os.path.isfile(args.sim) and os.access(args.sim, os.X_OK)):
         raise InputError(f"--sim {args.sim}: not an executable file")
+    if not args.sim and args.address is None:
+        # On this machine's workers the build is this checkout's: say so now, not once per task.
+        from burstgate.command import NotBuilt
+        try:
+            sim_path()
+        except NotBuilt as exc:
+            raise InputError(str(exc)) from None
 
 
 def run(args):
