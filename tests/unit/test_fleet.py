@@ -88,3 +88,31 @@ def test_contracts_file_errors_are_located(tmp_path, capsys):
     trace.write_text("1,R,0,4096,1000\n2,X,0,4096,2000\n")
     assert main(args) == 2
     assert "t.csv:2: opcode: unknown 'X'" in capsys.readouterr().err
+
+
+def test_contract_rule_and_placement(tmp_path):
+    """The documented rule, on a device whose per-second rates are known: 60 seconds, 50 of them at
+    100 I/Os of 4 KiB and 10 at 1,000 (a burst), so P50 = 100 IOPS and P99 = 1,000 IOPS (within the
+    histogram's 2 %). Catches: percentiles over records instead of seconds, idle seconds left out,
+    base and burst swapped, and a greedy placement that is not largest-first onto the least loaded."""
+    from burstgate.tools import fleet
+    trace = tmp_path / "t.csv"
+    lines = []
+    for sec in range(60):
+        n = 1000 if sec % 6 == 0 else 100
+        lines += [f"7,R,0,4096,{sec * 1_000_000 + i * (1_000_000 // n)}" for i in range(n)]
+    lines.append("8,W,0,4096,119000000")   # a second device; the span becomes 120 s, device 7 idle for 60 of them
+    trace.write_text("\n".join(lines) + "\n")
+    devices, names, first, last = fleet.split_trace(str(trace), "alibaba", tmp_path / "dev")
+    c = fleet.derive_contract(devices["7"], {"window_us": 10000})
+    # Over 120 s: 60 idle, 50 at 100, 10 at 1,000 -> P50 is in the idle half (0: the 50 IOPS floor).
+    assert c["base"]["iops"] == 50.0
+    assert 1000 <= c["burst"]["iops"] <= 1020
+    assert c["base"]["mbps"] == 1.0
+    span = (last - first) / 1e6
+    assert 119 <= span <= 120
+    weights = {"a": 10.0, "b": 7.0, "c": 4.0, "d": 3.0}
+    contracts = {d: {"base": {"iops": w, "mbps": 1}} for d, w in weights.items()}
+    placed = fleet.place({d: None for d in weights}, contracts, 2, "base", 1)
+    assert placed == {"a": 0, "b": 1, "c": 1, "d": 0}   # LPT: a->0, b->1, c->1 (7<10), d->0 (10<11)
+    assert fleet.place({d: None for d in weights}, contracts, 3, "rr", 1) == {"a": 0, "b": 1, "c": 2, "d": 0}
