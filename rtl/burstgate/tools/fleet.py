@@ -13,9 +13,10 @@
 4. One burstgate-sim scenario per node (OUT/nodes/nodeK.yaml): the template's SA (``--template``,
    default the one below) with one ``mode: trace`` tenant per device reading its own file, started at
    the device's first I/O so the devices stay aligned in time.
-5. Each node × scheduler is a task on Dask (like `burstgate sweep`); its report and per-window series
-   are kept (OUT/reports/), and the tables OUT/fleet.csv (per tenant) and OUT/nodes.csv (per node,
-   with the replay's I/Os per second) are written, with plots.
+5. Each node × scheduler is a task on Dask (like `burstgate sweep`); its report is kept
+   (OUT/reports/) and its per-window series is read on the worker, as a stream, for the SLO
+   violations. The tables OUT/fleet.csv (per tenant) and OUT/nodes.csv (per node, with the
+   replay's I/Os per second) are written, with plots.
 
 A base-level SLO violation is a period (``--slo-period-ms``, default 1 s of simulated time) in
 which the tenant was deferred (``deferrals`` > 0 in the series) while what it completed stayed
@@ -289,36 +290,52 @@ def node_scenarios(devices, names, contracts, placement, nodes, first_us, last_u
     return scenarios
 
 
-def fleet_task(scenario, scheduler, seed, sim=None):
-    """One node × scheduler (runs on a worker): the report's text, the series, the wall time."""
+def fleet_task(scenario, scheduler, seed, sim=None, period_ms=1000.0):
+    """One node × scheduler (runs on a worker): the report's text, the tenants' SLO violations
+    (computed here from the series as it is read, so neither the series nor its periods are held
+    in memory), the wall time."""
     start = time.monotonic()
-    report, series = run_sim(scenario, "model", scheduler, seed, sim, series=True, raw=True)
-    return {"report": report, "series": series, "wall_s": time.monotonic() - start}
+    tenants = {t["name"]: t for t in scenario["tenants"]}
+    window_us = float(scenario.get("window_us", 1000))
+    report, viol = run_sim(scenario, "model", scheduler, seed, sim, raw=True,
+                           series=lambda path: slo_violations(path, tenants, window_us, period_ms))
+    return {"report": report, "violations": viol, "wall_s": time.monotonic() - start}
 
 
-def slo_violations(series_text, contracts_by_tenant, window_us, period_ms):
+def slo_violations(series_path, contracts_by_tenant, window_us, period_ms):
     """Per tenant: [periods with a base-level SLO violation, periods with any activity].
 
     The series' windows are summed into periods of ``period_ms`` of simulated time (a contract's
     rates are per second; one 1 ms window cannot hold a 200 IOPS base's single I/O, so a window
-    alone would count every wait as a violation)."""
-    acc = {}
-    for row in csv.DictReader(io.StringIO(series_text)):
-        if row["tenant"] not in contracts_by_tenant:
-            continue
-        period = int((float(row["t_ms"]) - 1e-9) // period_ms)
-        a = acc.setdefault((row["tenant"], period), [0.0, 0.0, 0])
-        a[0] += float(row["iops"]) * window_us / 1e6         # I/Os completed in the window
-        a[1] += float(row["mbps"]) * window_us / 1e6         # MB completed in the window
-        a[2] += int(row["deferrals"])
+    alone would count every wait as a violation). The series is in time order: each tenant's
+    current period is judged when the next one starts, so memory is one period per tenant."""
     out = {name: [0, 0] for name in contracts_by_tenant}
+    current = {}   # tenant -> [period, I/Os, MB, deferrals]
     seconds = period_ms / 1000
-    for (name, _), (ios, mb, deferrals) in acc.items():
+
+    def judge(name, ios, mb, deferrals):
         base = contracts_by_tenant[name]["base"]
         if ios > 0 or deferrals > 0:
             out[name][1] += 1
         if deferrals > 0 and ios / seconds < base["iops"] and mb / seconds < base["mbps"]:
             out[name][0] += 1
+
+    with open(series_path, newline="") as f:
+        for row in csv.DictReader(f):
+            name = row["tenant"]
+            if name not in contracts_by_tenant:
+                continue
+            period = int((float(row["t_ms"]) - 1e-9) // period_ms)
+            cur = current.get(name)
+            if cur is None or cur[0] != period:
+                if cur is not None:
+                    judge(name, *cur[1:])
+                cur = current[name] = [period, 0.0, 0.0, 0]
+            cur[1] += float(row["iops"]) * window_us / 1e6     # I/Os completed in the window
+            cur[2] += float(row["mbps"]) * window_us / 1e6     # MB completed in the window
+            cur[3] += int(row["deferrals"])
+    for name, cur in current.items():
+        judge(name, *cur[1:])
     return out
 
 
@@ -381,7 +398,7 @@ def run(args):
     (out / "contracts.yaml").write_text(yaml.safe_dump({d: contracts[d] for d in _device_order(devices)}, sort_keys=False))
     tasks = [(k, s) for k in range(args.nodes) for s in schedulers if scenarios[k]["tenants"]]
     seed = template.get("seed", args.seed) if args.template else args.seed
-    results, info = run_tasks(fleet_task, [(scenarios[k], s, seed, args.sim) for k, s in tasks],
+    results, info = run_tasks(fleet_task, [(scenarios[k], s, seed, args.sim, args.slo_period_ms) for k, s in tasks],
                               address=args.address, workers=args.workers, progress=not args.quiet)
     tenant_rows, node_rows, failed = [], [], []
     dev_of = {f"d{names[d]}": d for d in devices}
@@ -392,10 +409,8 @@ def run(args):
             node_rows.append([sched, k, len(scenarios[k]["tenants"]), "", "", "", "", "", "", "", "failed", res.error])
             continue
         (out / "reports" / f"node{k}-{sched}.json").write_text(res["report"])
-        (out / "reports" / f"node{k}-{sched}.csv").write_text(res["series"])
         report = json.loads(res["report"])
-        viol = slo_violations(res["series"], {t["name"]: t for t in scenarios[k]["tenants"]},
-                              float(scenarios[k].get("window_us", 1000)), args.slo_period_ms)
+        viol = res["violations"]
         for t in report["tenants"]:
             c = contracts[dev_of[t["name"]]]
             v, active = viol[t["name"]]

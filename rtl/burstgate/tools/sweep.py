@@ -219,7 +219,8 @@ def sim_path(explicit=None):
 
 def run_sim(scenario, engine, scheduler, seed, sim=None, series=False, raw=False):
     """Run burstgate-sim on a scenario (a dict); the report (without hist_us; with ``raw``, the
-    report file's text as written) and, with ``series``, the per-window CSV's text. Raises
+    report file's text as written) and, with ``series``, the per-window CSV's text (or, when
+``series`` is a function, what it returns given the CSV's path). Raises
     RuntimeError with the simulator's message."""
     sim = sim_path(sim)
     with tempfile.TemporaryDirectory(prefix="bg-sweep-") as tmp:
@@ -239,7 +240,9 @@ def run_sim(scenario, engine, scheduler, seed, sim=None, series=False, raw=False
             report = json.loads(report)
             for t in report.get("tenants", []):
                 t.pop("hist_us", None)
-        csv_text = (pathlib.Path(tmp) / "series.csv").read_text() if series else None
+        csv_path = pathlib.Path(tmp) / "series.csv"
+        # A callable reads the series where it is (a long run's series need not fit in memory).
+        csv_text = (series(csv_path) if callable(series) else csv_path.read_text()) if series else None
     return report, csv_text
 
 
