@@ -84,8 +84,8 @@ gateway: cpp ## burstgate-gateway's tests alone: fio verify and headline, raw NB
 	PYTHONWARNINGS=error $(PY) -m pytest -q tests/gateway
 
 .PHONY: reproduce
-reproduce: cpp ## run the simulator reproductions of the papers' figures (scenarios/), print the tables and draw out/reproduce/*.png
-	$(PY) scripts/reproduce.py --sim $(SIM) --plots $(OUT)/reproduce
+reproduce: cpp ## run the simulator reproductions of the papers' figures (scenarios/), one Dask task per experiment, print the tables and draw out/reproduce/*.png
+	$(PY) scripts/reproduce_sweep.py --sim $(SIM) --plots $(OUT)/reproduce $(ENGINE_ARGS)
 
 .PHONY: test
 test: cpp ## every test: C++ (ctest), Amaranth simulation, cocotb on Verilator, generated-file checks
@@ -103,6 +103,29 @@ EVENTS ?= 30000
 .PHONY: verify-core
 verify-core: cpp ## bg_core on Verilator against bg::Agent, decision by decision (SEED=, EVENTS=)
 	PYTHONWARNINGS=error RANDOM_SEED=$(SEED) CORE_EVENTS=$(EVENTS) $(PY) -m pytest -q tests/cocotb/core/test_core.py::test_core
+
+# Sweeps and fleet replay as tasks on Dask distributed (docs/distributed.md): an embedded local
+# cluster of one worker process per core, or WORKERS=N, or an existing cluster with ADDRESS=tcp://HOST:8786.
+SPEC ?= $(ROOT)/scenarios/sweeps/bench.yaml
+WORKERS ?=
+ADDRESS ?=
+ENGINE_ARGS = $(if $(ADDRESS),--address $(ADDRESS),$(if $(WORKERS),--workers $(WORKERS)))
+
+.PHONY: sweep
+sweep: cpp ## a sweep spec's simulations as Dask tasks, one table: SPEC=scenarios/sweeps/bench.yaml [WORKERS=N | ADDRESS=tcp://HOST:8786]
+	$(VENV)/bin/burstgate sweep $(SPEC) $(ENGINE_ARGS) --out $(OUT)/sweep/$(notdir $(basename $(SPEC))).csv --plots $(OUT)/sweep
+
+# The core differential over many seeds, one seed per Dask task (each worker builds the core once).
+SEEDS ?= 1-8
+
+.PHONY: verify-farm
+verify-farm: cpp ## make verify-core over SEEDS=1-8 (EVENTS=), one seed per Dask task [WORKERS=N | ADDRESS=...]
+	$(PY) scripts/verify_farm.py --seeds $(SEEDS) --events $(EVENTS) $(ENGINE_ARGS)
+
+.PHONY: fleet-demo
+fleet-demo: cpp ## a generated 32-disk Alibaba-format trace replayed over 4 SA nodes, bios vs wild vs base (out/fleet)
+	$(VENV)/bin/burstgate gen-trace --out $(BUILD)/fleet/trace.csv --devices 32 --duration-s 20
+	$(VENV)/bin/burstgate fleet $(BUILD)/fleet/trace.csv --format alibaba --nodes 4 --placement load $(ENGINE_ARGS) --out $(OUT)/fleet
 
 # Benchmarks build in their own Release tree (no tests, no binding); on the shared 2-core
 # machine 5 repetitions of 0.1 s each take about 1.5 minutes of CPU (3 minutes of wall time

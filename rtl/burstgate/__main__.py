@@ -4,4 +4,7 @@ import sys
 
 from .command import main
 
-sys.exit(main())
+# Guarded: `burstgate sweep` and `fleet` start Dask worker processes, which re-import the main
+# module (multiprocessing's spawn) and must not run the command again.
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Benchmarks of the Dask engine behind `burstgate sweep` / `fleet` (docs/results.md, "Distributed
+sweeps and fleet replay"), both on the embedded cluster:
+
+* overhead: N tasks that do nothing on W workers; the task phase (first submission to last
+  result) divided by N is what each task pays on top of its own work.
+* speed-up: N identical burstgate-sim runs (the sweep's task: scenario in, report out) on 1 and on
+  2 workers, alternated REPS times; the best time of each is kept, since on a shared machine other
+  jobs only ever add time, and their ratio is the speed-up. The load average is printed with each.
+
+    scripts/bench_engine.py overhead [--tasks 500] [--workers 2]
+    scripts/bench_engine.py speedup [--scenario scenarios/example.yaml] [--duration-ms 400000] [--tasks 8] [--reps 3]
+"""
+
+import argparse
+import os
+import pathlib
+import sys
+
+import yaml
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "rtl"))
+
+from burstgate.tools.engine import Failure, run_tasks  # noqa: E402
+from burstgate.tools.sweep import sweep_task  # noqa: E402
+
+
+def noop(i):
+    return i
+
+
+def load():
+    return os.getloadavg()[0]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="what", required=True)
+    o = sub.add_parser("overhead")
+    o.add_argument("--tasks", type=int, default=500)
+    o.add_argument("--workers", type=int, default=2)
+    s = sub.add_parser("speedup")
+    s.add_argument("--scenario", default=str(ROOT / "scenarios" / "example.yaml"))
+    s.add_argument("--duration-ms", type=float, default=400000)
+    s.add_argument("--tasks", type=int, default=8)
+    s.add_argument("--reps", type=int, default=3)
+    a = p.parse_args()
+    if a.what == "overhead":
+        results, info = run_tasks(noop, [(i,) for i in range(a.tasks)], workers=a.workers, progress=False)
+        assert results == list(range(a.tasks))
+        print(f"{a.tasks} no-op tasks on {info['workers']} workers: {info['tasks_s']:.2f} s, "
+              f"{1000 * info['tasks_s'] / a.tasks:.2f} ms per task (cluster start {info['startup_s']:.1f} s; "
+              f"load average {load():.1f})")
+        return 0
+    scenario = yaml.safe_load(pathlib.Path(a.scenario).read_text())
+    scenario["duration_ms"] = a.duration_ms
+    best = {}
+    for rep in range(a.reps):
+        for w in (1, 2):
+            before = load()
+            results, info = run_tasks(sweep_task, [(scenario, "model", "bios", 1 + i % 4) for i in range(a.tasks)],
+                                      workers=w, progress=False)
+            assert not any(isinstance(r, Failure) for r in results), results
+            best[w] = min(best.get(w, float("inf")), info["tasks_s"])
+            print(f"rep {rep + 1}: {a.tasks} runs on {w} worker(s): {info['tasks_s']:.2f} s "
+                  f"(load average {before:.1f} before, {load():.1f} after)")
+    print(f"best of {a.reps}: 1 worker {best[1]:.2f} s, 2 workers {best[2]:.2f} s: speed-up {best[1] / best[2]:.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
