@@ -81,6 +81,10 @@ plot: $(ENV_MK) ## PNGs of burstgate-sim reports under out/: make plot REPORT="a
 gateway: cpp ## burstgate-gateway's tests alone: fio verify and headline, raw NBD robustness, trace replay
 	PYTHONWARNINGS=error $(PY) -m pytest -q tests/gateway
 
+.PHONY: gateway-overhead
+gateway-overhead: cpp ## burstgate-gateway beside nbdkit's memory plugin, 4 KiB random QD1/QD32 (fio nbd), and 64 connections' window overruns
+	$(PY) scripts/gateway_overhead.py --build $(CMAKE_BUILD) $(if $(SECONDS_EACH),--seconds $(SECONDS_EACH))
+
 .PHONY: reproduce
 reproduce: cpp ## run the simulator reproductions of the papers' figures (scenarios/), print the tables and draw out/reproduce/*.png
 	$(PY) scripts/reproduce.py --sim $(SIM) --plots $(OUT)/reproduce

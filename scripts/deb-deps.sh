@@ -17,6 +17,8 @@ pkgs=(
   liblz4-dev       # FST traces of the Verilated kernel (sim/)
   librocksdb-dev   # burstgate-rocksdb-record: real RocksDB block-I/O traces (sw/lsm, optional)
   fio              # burstgate-gateway tests: stock fio as the NBD client (--ioengine=nbd, libnbd)
+  nbdkit           # make gateway-overhead: the memory plugin the gateway's cost is measured beside
+  qemu-system-common # make compare-qemu: qemu-storage-daemon with throttle groups, the peer
   make
 )
 missing=()

@@ -80,7 +80,8 @@ std::string report_json(const SimResult &r)
     s += "  \"cost_factor\": {\"cpu\": " + num(r.final_factor[0] / 4096.0, 4) + ", \"ingress\": " +
          num(r.final_factor[1] / 4096.0, 4) + ", \"egress\": " + num(r.final_factor[2] / 4096.0, 4) +
          ", \"swlimit\": " + num(r.final_factor[3] / 4096.0, 4) + "},\n";
-    s += "  \"events\": " + std::to_string(r.events) + ", \"windows\": " + std::to_string(r.windows) + ",\n";
+    s += "  \"events\": " + std::to_string(r.events) + ", \"windows\": " + std::to_string(r.windows) +
+         (r.window_overruns ? ", \"window_overruns\": " + std::to_string(*r.window_overruns) : std::string()) + ",\n";
     s += "  \"ios\": {\"generated\": " + std::to_string(r.generated) + ", \"finished\": " + std::to_string(r.finished) +
          ", \"in_flight\": " + std::to_string(r.in_flight) + ", \"deferred_pending\": " +
          std::to_string(r.deferred_pending) + ", \"bad_completions\": " + std::to_string(r.bad_completions) + "}\n";
