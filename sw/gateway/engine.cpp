@@ -22,10 +22,11 @@ constexpr std::uint32_t kTags = 1u << BG_REC_DESC_TAG_WIDTH;
 // largest power of two it accepts.
 constexpr std::uint32_t kMaxBlockCap = 8u << 20;
 
-// While I/Os wait for their release the pacer wakes at most once per tick and runs every
+// While I/Os wait for their release the pacer wakes at most once per tick (each wake-up is a
+// context switch on a host the clients share) and runs every
 // stage event due in one batch: an answer is late by at most this much, and a busy gateway
 // does not pay one wake-up per I/O. The stages themselves run in exact virtual time.
-constexpr std::uint64_t kPaceTickNs = 20000;
+constexpr std::uint64_t kPaceTickNs = 50000;
 constexpr std::uint64_t kNever = ~std::uint64_t{0};
 // An I/O whose work is done and whose stages' next event is this close waits for it on its own
 // thread (yielding) rather than handing the answer to the pacer: a wake-up costs more.
@@ -96,6 +97,7 @@ std::uint64_t Engine::ns(Clock::duration d)
 
 void Engine::SaSink::stage_event(std::uint64_t t, bg::sim::SaEvent ev, std::uint32_t id)
 {
+    e->in_sa_[id]->next_ns = t;
     e->heap_.push_back({t, std::uint64_t{ev == bg::sim::SaEvent::kCpuDone ? kEvCpu : kEvSwl} << 32 | id});
     std::push_heap(e->heap_.begin(), e->heap_.end(), std::greater<>{});
 }
@@ -263,6 +265,7 @@ std::size_t Engine::offer_locked(std::vector<Request *> &rs, bool from_window, s
         for (Request *r : admitted) {
             r->admit_ns = t;
             r->released = r->work_done = false;
+            r->next_ns = kNever;
             bg::sim::SaItem it;
             it.true_cpu = r->true_cpu;
             it.size = r->desc_size;
@@ -292,6 +295,7 @@ void Engine::advance_locked(std::uint64_t now, std::vector<Request *> &ready)
         heap_.pop_back();
         model_now_ = std::max(model_now_, e.t);
         const std::uint32_t id = static_cast<std::uint32_t>(e.key);
+        in_sa_[id]->next_ns = kNever;  // until a stage schedules its next event
         switch (static_cast<std::uint32_t>(e.key >> 32)) {
         case kEvCpu: sa_->cpu_done(e.t, id, true); break;
         case kEvSwl: {
@@ -299,6 +303,7 @@ void Engine::advance_locked(std::uint64_t now, std::vector<Request *> &ready)
             if (sent <= now) {
                 release_locked(in_sa_[id], sent, ready);
             } else {
+                in_sa_[id]->next_ns = sent;
                 heap_.push_back({sent, std::uint64_t{kEvRelease} << 32 | id});
                 std::push_heap(heap_.begin(), heap_.end(), std::greater<>{});
             }
@@ -330,9 +335,10 @@ void Engine::work_done(Request *r)
     std::vector<Request *> ready;
     std::unique_lock<std::mutex> g(sa_mu_);
     advance_locked(now_ns(), ready);
-    // The stages' next event is close: waiting here for it costs less than the pacer's wake-up.
-    // (work_done stays false meanwhile, so nobody else answers r under our feet.)
-    while (!r->released && !pacer_stopped_ && !heap_.empty() && heap_.front().t <= now_ns() + kSpinNs) {
+    // r's own next stage event is close (it is being served, not queued): waiting here for it
+    // costs less than the pacer's wake-up. (work_done stays false meanwhile, so nobody else
+    // answers r under our feet.)
+    while (!r->released && !pacer_stopped_ && r->next_ns <= now_ns() + kSpinNs) {
         g.unlock();
         sched_yield();
         g.lock();

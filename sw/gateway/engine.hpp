@@ -63,6 +63,7 @@ struct Request {
     std::uint32_t charge = 0, true_cpu = 0, desc_size = 0;
     std::uint64_t backend_ns = 0;
     std::uint64_t admit_ns = 0, release_ns = 0;  // virtual time of the SA stages
+    std::uint64_t next_ns = 0;  // its next stage event (Engine::sa_mu_); ~0: queued, or none
     std::uint32_t error = 0;
     bool deferred = false, released = false, work_done = false;  // the last two: Engine::sa_mu_
 };
