@@ -79,7 +79,7 @@ plot: $(ENV_MK) ## PNGs of burstgate-sim reports under out/: make plot REPORT="a
 
 .PHONY: gateway
 gateway: cpp ## burstgate-gateway's tests alone: fio verify and headline, raw NBD robustness, trace replay
-	PYTHONWARNINGS=error $(PY) -m pytest -q tests/gateway
+	PYTHONWARNINGS=error $(PY) -m pytest -q -m "not long" tests/gateway
 
 .PHONY: gateway-overhead
 gateway-overhead: cpp ## burstgate-gateway beside nbdkit's memory plugin, 4 KiB random QD1/QD32 (fio nbd), and 64 connections' window overruns
