@@ -93,6 +93,10 @@ calibrate: cpp ## measure this host through the gateway (fio nbd, unpaced) and w
 calibrate-check: cpp ## calibrate, then burstgate-sim on the profile must predict the paced gateway's max 4k/64k IOPS within 15 %
 	PYTHONWARNINGS=error $(PY) -m pytest -q -s -m long tests/gateway/test_calibration.py
 
+.PHONY: compare-qemu
+compare-qemu: cpp ## issue 18's victim/neighbour on burstgate (bios, host profile: make calibrate first) and qemu-storage-daemon throttle groups, one table
+	$(PY) scripts/compare_qemu.py --build $(CMAKE_BUILD) --profile $(or $(PROFILE),$(BUILD)/host_profile.yaml)
+
 .PHONY: reproduce
 reproduce: cpp ## run the simulator reproductions of the papers' figures (scenarios/), print the tables and draw out/reproduce/*.png
 	$(PY) scripts/reproduce.py --sim $(SIM) --plots $(OUT)/reproduce

@@ -3,17 +3,18 @@
 
 Both servers serve a memory-backed export on a Unix socket; Debian's stock fio (--ioengine=nbd,
 libnbd) drives 4 KiB random reads and writes at iodepth 1 and 32, each case on each server in
-turn, for --seconds each. The gateway runs scenarios/gateway_overhead.yaml (one tenant
-provisioned far above demand on a fast modelled DPU), paced (the default) and with --no-pace.
-Then 64 fio connections at once on the paced gateway: its final report says how many firmware
-windows it had to skip (window_overruns) out of how many.
+turn, for --seconds each, --rounds times (the median counts). The gateway runs
+scenarios/gateway_overhead.yaml (one tenant provisioned far above demand on a fast modelled
+DPU), paced (the default) and with --no-pace.
+Then 64 fio connections at once on the paced gateway: its live JSON says how many firmware
+windows it had to skip (window_overruns) beside how many it ran.
 
 Prints a markdown table; --json FILE writes the figures. Exit status 2 on a missing tool or a
 server that does not start; the figures themselves are reported, not judged (a benchmark).
 
 The gateway runs with --realtime (window loop and pacer at SCHED_FIFO, as the tests run it).
 
-Usage: gateway_overhead.py [--build build/cmake] [--seconds 5] [--json out.json] [--no-realtime]
+Usage: gateway_overhead.py [--build build/cmake] [--seconds 3] [--rounds 3] [--json out.json] [--no-realtime]
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ def fio(uri: str, rw: str, iodepth: int, seconds: float, numjobs: int = 1) -> di
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default="build/cmake")
-    ap.add_argument("--seconds", type=float, default=5)
+    ap.add_argument("--seconds", type=float, default=3)
+    ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--json")
     ap.add_argument("--no-realtime", dest="realtime", action="store_false",
                     help="do not pass --realtime to the gateway (its window loop then competes with 64 client threads)")
@@ -58,9 +60,9 @@ def main() -> None:
                        ("nbdkit (scripts/deb-deps.sh)", shutil.which("nbdkit"))):
         if not path or not os.path.exists(path):
             die(f"{tool} not found")
-    results: dict = {"seconds": a.seconds, "cases": {}}
+    results: dict = {"seconds": a.seconds, "rounds": a.rounds, "cases": {}}
 
-    def start(*args):
+    def launch(*args):
         try:
             return Server(*args)
         except RuntimeError as e:
@@ -74,25 +76,32 @@ def main() -> None:
             cmd = [str(gw), "--config", str(SCENARIO), "--unix", sock, "--control", sock + ".ctl",
                    "--export-size", "1g", "--out", str(rep),
                    *(["--realtime"] if a.realtime else []), *extra]
-            return start(f"burstgate-gateway{' ' + ' '.join(extra) if extra else ''}", cmd, sock, "bench", tmp, rep,
-                         sock + ".ctl")
+            return launch(f"burstgate-gateway{' ' + ' '.join(extra) if extra else ''}", cmd, sock, "bench", tmp, rep,
+                          sock + ".ctl")
 
         def nbdkit() -> Server:
             sock = str(tmp / "nbdkit.sock")
-            return start("nbdkit memory", ["nbdkit", "-f", "-U", sock, "memory", "1G"], sock, "", tmp)
+            return launch("nbdkit memory", ["nbdkit", "-f", "-U", sock, "memory", "1G"], sock, "", tmp)
 
         servers = [("burstgate-gateway", lambda: gateway("paced")),
                    ("burstgate-gateway --no-pace", lambda: gateway("nopace", "--no-pace")),
                    ("nbdkit memory plugin", nbdkit)]
-        for name, start in servers:
-            s = start()
-            row = {}
+        # All three serve at once (idle but for the one measured); the cases go round robin over
+        # the servers, --rounds times, and each figure is the median of its rounds: the other
+        # work on a shared host then weighs on every server alike.
+        live = {name: start() for name, start in servers}
+        runs: dict = {name: {f"{rw} QD{qd}": [] for rw, qd in CASES} for name in live}
+        for rnd in range(a.rounds):
             for rw, qd in CASES:
-                r = fio(s.uri(), rw, qd, a.seconds)
-                row[f"{rw} QD{qd}"] = r
-                print(f"  {name:30s} {rw:9s} QD{qd:<3d} {r['iops']:9.0f} IOPS", file=sys.stderr)
+                for name, s in live.items():
+                    r = fio(s.uri(), rw, qd, a.seconds)
+                    runs[name][f"{rw} QD{qd}"].append(r)
+                    print(f"  round {rnd + 1} {name:30s} {rw:9s} QD{qd:<3d} {r['iops']:9.0f} IOPS", file=sys.stderr)
+        for s in live.values():
             s.stop()
-            results["cases"][name] = row
+        for name, row in runs.items():
+            results["cases"][name] = {c: sorted(rs, key=lambda r: r["iops"])[len(rs) // 2] | {"rounds": [r["iops"] for r in rs]}
+                                      for c, rs in row.items()}
         # 64 connections at once: is the window loop on time?
         s = gateway("conns64")
         r = fio(s.uri(), "randread", 1, a.seconds, numjobs=64)
