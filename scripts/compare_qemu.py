@@ -12,8 +12,11 @@ serve the same prefilled image files (QEMU does not throttle reads of unallocate
   base IOPS and MB/s as the rates (iops-total, bps-total), burst as QEMU's own burst maximum
   (iops-total-max, bps-total-max) for iops/bps-total-max-length = the run's length.
 
-Prints one markdown table (victim IOPS, mean and P99 completion latency; neighbour MB/s) and
-writes --json. Exit status 2 on a missing tool or a server that does not start.
+Then the second case: 56 connections over four tenants (scenarios/compare_qemu_56.yaml, 8 / 24 /
+12 / 12 connections for 20000 / 5000 / 2000 / 1000 base IOPS), fio randrw 4-128 KiB, on both.
+
+Prints two markdown tables (victim IOPS, mean and P99 completion latency, neighbour MB/s; per
+tenant IOPS and MB/s) and writes --json. Exit status 2 on a missing tool or a server that does not start.
 
 Usage: compare_qemu.py --profile HOST.yaml [--build build/cmake] [--seconds 15] [--victim-iops 3000]
 """
@@ -32,6 +35,8 @@ import yaml
 from gwbench import ROOT, Server, die, gateway_binary
 
 SCENARIO = ROOT / "scenarios" / "compare_qemu.yaml"
+SCENARIO56 = ROOT / "scenarios" / "compare_qemu_56.yaml"
+CONNS56 = {"t20k": 8, "t5k": 24, "t2k": 12, "t1k": 12}
 IMAGE_BYTES = 256 << 20
 
 
@@ -48,6 +53,24 @@ def run_pair(uri_v: str, uri_n: str, seconds: float, victim_iops: int, tmp: path
     v, n = by["victim"], by["bursty"]
     return {"victim_iops": v["iops"], "victim_mean_us": v["clat_ns"]["mean"] / 1e3,
             "victim_p99_us": v["clat_ns"]["percentile"]["99.000000"] / 1e3, "bursty_mbps": n["bw_bytes"] / 1e6}
+
+
+def run_56(server, seconds: float, tmp: pathlib.Path, tag: str) -> dict:
+    """56 connections over four tenants, randrw 4-128 KiB, iodepth 2 each; per-tenant IOPS, MB/s."""
+    out = tmp / f"{tag}.json"
+    cmd = ["fio", "--ioengine=nbd", "--output-format=json", f"--output={out}", "--time_based",
+           f"--runtime={seconds}", "--size=256m", "--randrepeat=0", "--group_reporting"]
+    for name, n in CONNS56.items():
+        cmd += [f"--name={name}", f"--uri={server.uri(name)}", "--rw=randrw", "--rwmixread=50",
+                "--bssplit=4k/40:16k/30:64k/20:128k/10", "--iodepth=2", f"--numjobs={n}", "--new_group"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 180)
+    if p.returncode != 0:
+        die("compare_qemu", f"fio failed: {p.stderr.strip()}")
+    res = {}
+    for j in json.loads(out.read_text())["jobs"]:
+        r, w = j["read"], j["write"]
+        res[j["jobname"]] = {"iops": r["iops"] + w["iops"], "mbps": (r["bw_bytes"] + w["bw_bytes"]) / 1e6}
+    return res
 
 
 def qemu_cmd(sc: dict, images: pathlib.Path, sock: str, seconds: float) -> list[str]:
@@ -110,13 +133,52 @@ def main() -> None:
         res["qemu-storage-daemon, throttle groups"] = run_pair(q.uri("victim"), q.uri("bursty"), a.seconds,
                                                                a.victim_iops, tmp, "qemu")
         q.stop()
+        # The second case: 56 connections over four tenants.
+        sc56 = yaml.safe_load(SCENARIO56.read_text())
+        for t in sc56["tenants"]:
+            with open(images / f"{t['name']}.img", "wb") as f:
+                chunk = bytes(range(256)) * 4096
+                for _ in range(IMAGE_BYTES // len(chunk)):
+                    f.write(chunk)
+        sock56 = str(tmp / "bg56.sock")
+        try:
+            s = Server("burstgate-gateway 56", [str(gw), "--config", str(SCENARIO56), "--profile", a.profile, "--unix",
+                                                sock56, "--data-dir", str(images), "--export-size", str(IMAGE_BYTES),
+                                                "--realtime", "--scheduler", "bios", "--out", str(tmp / "bg56.json")],
+                       sock56, "t20k", tmp, report=tmp / "bg56.json")
+        except RuntimeError as e:
+            die("compare_qemu", str(e))
+        case56 = {"burstgate bios": run_56(s, a.seconds, tmp, "bg56")}
+        rep = s.stop()
+        case56["burstgate bios"]["window_overruns"] = rep.get("window_overruns") if rep else None
+        qsock56 = str(tmp / "qemu56.sock")
+        try:
+            q = Server("qemu-storage-daemon 56", qemu_cmd(sc56, images, qsock56, a.seconds), qsock56, "t20k", tmp)
+        except RuntimeError as e:
+            die("compare_qemu", str(e))
+        case56["qemu-storage-daemon, throttle groups"] = run_56(q, a.seconds, tmp, "qemu56")
+        q.stop()
+        res["56 connections"] = case56
     print(f"victim demand {a.victim_iops} IOPS (4 KiB randread, iodepth 1); neighbour 128 KiB randread iodepth 64; "
           f"{a.seconds:g} s each\n")
     print("| | victim IOPS | victim mean | victim P99 | neighbour MB/s |")
     print("|---|---|---|---|---|")
     for name, r in res.items():
+        if name == "56 connections":
+            continue
         print(f"| {name} | {r['victim_iops']:.0f} | {r['victim_mean_us']:.0f} µs | {r['victim_p99_us']:.0f} µs | "
               f"{r['bursty_mbps']:.0f} |")
+    c56 = res["56 connections"]
+    print("\n56 connections (" + ", ".join(f"{k}: {n}" for k, n in CONNS56.items()) +
+          "), randrw 50 %, 4k/40:16k/30:64k/20:128k/10, iodepth 2 each: IOPS (MB/s)\n")
+    base = {t["name"]: t["base"] for t in yaml.safe_load(SCENARIO56.read_text())["tenants"]}
+    print("| | " + " | ".join(f"{k} (base {base[k]['iops']} IOPS / {base[k]['mbps']} MB/s)" for k in CONNS56) +
+          " | total |")
+    print("|---|" + "---|" * (len(CONNS56) + 1))
+    for name, r in c56.items():
+        tot = sum(r[k]["iops"] for k in CONNS56)
+        print(f"| {name} | " + " | ".join(f"{r[k]['iops']:.0f} ({r[k]['mbps']:.1f})" for k in CONNS56) +
+              f" | {tot:.0f} |")
     if a.json:
         pathlib.Path(a.json).write_text(json.dumps(res, indent=1) + "\n")
 
