@@ -1,7 +1,7 @@
 // The gateway's storage agent on the real clock: every NBD request becomes one descriptor to a
 // bg::Device (model, verilator or xrt: DESIGN.md contract 3); a deferred one waits in a FIFO and
 // is offered again right after the next window's COMMIT, in deferral order, until admitted
-// (never failed); an admitted one goes to the SA worker thread the load balancer chose. The
+// (never failed); an admitted one enters the SA thread the load balancer chose. The
 // firmware window loop (bg_fw_window over device->hal()) runs every window_us on steady_clock.
 //
 // An admitted I/O goes through the stages of burstgate-sim's SA (bg::sim::SaStages, the same
@@ -72,9 +72,9 @@ struct EngineOptions {
     std::string engine = "model";
     bg::sim::Scheduler scheduler = bg::sim::Scheduler::kBios;
     std::uint64_t seed = 1;
-    bool pace = true;  // SA workers take the scenario's CPU time and software limit
-    // The window loop and the SA stages at SCHED_FIFO priority 10, as firmware on its own core
-    // would run: on a loaded host their deadlines then hold (needs CAP_SYS_NICE).
+    bool pace = true;  // answers wait for the SA stages (the scenario's CPU time and software limit)
+    // The window loop, the pacer and the backend threads at SCHED_FIFO priority 10, as firmware
+    // on its own core would run: on a loaded host their deadlines then hold (needs CAP_SYS_NICE).
     bool realtime = false;
 };
 
