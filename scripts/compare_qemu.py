@@ -144,7 +144,9 @@ def main() -> None:
         try:
             s = Server("burstgate-gateway 56", [str(gw), "--config", str(SCENARIO56), "--profile", a.profile, "--unix",
                                                 sock56, "--data-dir", str(images), "--export-size", str(IMAGE_BYTES),
-                                                "--realtime", "--scheduler", "bios", "--out", str(tmp / "bg56.json")],
+                                                "--realtime", "--scheduler", "bios", "--out", str(tmp / "bg56.json"),
+                                                # up to 24 connections of one tenant, all 56 connecting at once
+                                                "--max-conns", "64", "--handshake-slots", "64"],
                        sock56, "t20k", tmp, report=tmp / "bg56.json")
         except RuntimeError as e:
             die("compare_qemu", str(e))

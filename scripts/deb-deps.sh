@@ -13,10 +13,12 @@ pkgs=(
   libbenchmark-dev # make bench
   libxrt-dev       # XrtDevice (Alveo engine)
   libyaml-cpp-dev  # burstgate-sim scenario files
-  zlib1g-dev       # FST traces of the Verilated kernel (sim/)
-  liblz4-dev       # FST traces of the Verilated kernel (sim/)
+  zlib1g-dev       # FST traces of the Verilated kernel (sw/host/verilator/)
+  liblz4-dev       # FST traces of the Verilated kernel (sw/host/verilator/)
   librocksdb-dev   # burstgate-rocksdb-record: real RocksDB block-I/O traces (sw/lsm, optional)
   fio              # burstgate-gateway tests: stock fio as the NBD client (--ioengine=nbd, libnbd)
+  libnbd-bin       # burstgate-gateway interop tests: nbdcopy, nbdinfo
+  qemu-utils       # burstgate-gateway interop tests: qemu-img, qemu-io
   nbdkit           # make gateway-overhead: the memory plugin the gateway's cost is measured beside
   qemu-system-common # make compare-qemu: qemu-storage-daemon with throttle groups, the peer
   make

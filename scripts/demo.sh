@@ -27,8 +27,8 @@ for s in wild bios; do
   tail -n 1 "$out/demo-$s.err" >&2
 done
 echo "== $(basename "$scenario"), engine $engine: the victim (4 KiB, iodepth 1) beside a bursting neighbour"
-sw/py/burstgate compare "$out/demo-wild.json" "$out/demo-bios.json" --tenant victim
-sw/py/burstgate plot "$out/demo-wild.json" "$out/demo-bios.json" \
+burstgate compare "$out/demo-wild.json" "$out/demo-bios.json" --tenant victim
+burstgate plot "$out/demo-wild.json" "$out/demo-bios.json" \
   --csv "$out/demo-wild.csv" --csv "$out/demo-bios.csv" --out "$out"
 
 # A neighbour whose burst provisioning exceeds the SA (BurstCBS Fig. 19, iodepth 64), on the model.
@@ -36,5 +36,5 @@ for s in wild bios; do
   "$sim" scenarios/fig19_bps_neighbor.yaml --scheduler "$s" --out "$out/fig19-$s.json" --quiet
 done
 echo "== BurstCBS Fig. 19: BPS-intensive neighbour at iodepth 64 (engine model)"
-sw/py/burstgate compare "$out/fig19-wild.json" "$out/fig19-bios.json" --tenant victim
-sw/py/burstgate plot "$out/fig19-wild.json" "$out/fig19-bios.json" --out "$out"
+burstgate compare "$out/fig19-wild.json" "$out/fig19-bios.json" --tenant victim
+burstgate plot "$out/fig19-wild.json" "$out/fig19-bios.json" --out "$out"

@@ -7,7 +7,7 @@ stay readable and the sweep stays here. The paper's numbers printed next to ours
 its text states (the figures themselves are not in the text we have).
 
 Each experiment measures once into a small record; its markdown table and, with --plots, its
-PNG (sw/py/burstgate_tools/repro_plots.py, one file per experiment, named after its key) are
+PNG (rtl/burstgate/tools/repro_plots.py, one file per experiment, named after its key) are
 both drawn from that record.
 
     scripts/reproduce.py [--sim build/cmake/sw/sim/burstgate-sim] [--only fig19,fig23] [--out FILE] [--plots DIR]
@@ -15,6 +15,7 @@ both drawn from that record.
 
 import argparse
 import copy
+import csv
 import dataclasses
 import json
 import os
@@ -32,6 +33,16 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 SCEN = ROOT / "scenarios"
 TYPES = [("A", "read"), ("A", "write"), ("B", "read"), ("B", "write")]
 SCHEDULERS = {"bios": "BIOS", "wild": "WildCBS", "base": "BaseCBS"}
+# `bios` is Algorithm 1 as printed (BurstCBS §5.2); each of the project's variations is a
+# `bios:` scenario key (docs/simulator.md), measured beside it by the `variations` experiment.
+VARIANTS = {
+    "printed": {},
+    "floor": {"floor_share": 0.0625},
+    "usage_clamp": {"usage_clamp": True},
+    "spill_base": {"spill_base": True},
+    "reserve_share": {"reserve": "share"},
+    "project": {"floor_share": 0.0625, "usage_clamp": True, "spill_base": True, "reserve": "share"},
+}
 
 
 class Runner:
@@ -142,36 +153,116 @@ def victim_iops_md(r):
 
 
 @dataclasses.dataclass
+class LoadBalancing:
+    """Fig. 18: ``scaling[mix][threads]`` = (write IOPS, avg latency us, buffer borrows) of one VM;
+    ``balance[policy]`` = max / min I/Os completed over ``balance_threads`` SA threads."""
+    scaling: dict
+    balance_threads: int
+    balance: dict
+    per_thread: dict
+
+
+def load_balancing(run):
+    """Fig. 18 (§6.1): a VM's write IOPS and latency with 1 and 2 SA threads behind the load
+    balancer, per workload (a), (b); and how evenly the threads are loaded with the balancer
+    (jsq) against a user spreading its I/Os over its vCPU queues itself (static) (c)."""
+    base = load("fig18_load_balancing.yaml")
+    mixes = {"4k": {"4k": 1.0}, "IOPS-intensive (4k-16k)": IOPS_MIX, "BPS-intensive (4k-128k)": BPS_MIX,
+             "128k": {"128k": 1.0}}
+    scaling = {}
+    for label, sizes in mixes.items():
+        per = scaling[label] = {}
+        for threads in (1, 2):
+            sc = copy.deepcopy(base)
+            sc["dpu"]["threads"] = threads
+            tenant(sc, "vm")["workload"]["sizes"] = sizes
+            vm = run(sc, "base")[0]["vm"]
+            per[threads] = (vm["iops"], vm["lat_us"]["avg"], vm["buffer_borrows"])
+    # (c): the default build has 4 ingress queues, so 4 threads (the paper: 6) and 4 vCPU queues.
+    balance, per_thread = {}, {}
+    for policy in ("jsq", "static"):
+        sc = copy.deepcopy(base)
+        sc["dpu"].update(threads=4, lb_policy=policy)
+        done = run(sc, "base")[1]["threads_completed"]
+        per_thread[policy] = done
+        balance[policy] = max(done) / min(done)
+    return LoadBalancing(scaling, 4, balance, per_thread)
+
+
+def load_balancing_md(r):
+    lines = ["**Fig. 18, inter-thread load balancing** (`scenarios/fig18_load_balancing.yaml`): one VM, 4 vCPU "
+             "queues, 4 KiB-128 KiB writes at iodepth 128, 1 or 2 SA threads, 16 dedicated buffers per queue and "
+             "a shared pool of 512. Paper: near-linear scaling for pure 4 KiB and IOPS-intensive (the SA threads "
+             "are the bottleneck), limited for BPS-intensive and pure 128 KiB (the NIC is congested first); "
+             "latency follows; threads as evenly loaded as when the user spreads its I/Os itself.", "",
+             "| workload | IOPS, 1 thread | IOPS, 2 threads | scaling | avg latency us, 1 / 2 threads "
+             "| buffers borrowed, 1 / 2 threads |", "|---|---|---|---|---|---|"]
+    for label, per in r.scaling.items():
+        (i1, l1, b1), (i2, l2, b2) = per[1], per[2]
+        lines.append(f"| {label} | {i1:.0f} | {i2:.0f} | {i2 / i1:.2f} x | {l1:.0f} / {l2:.0f} | {b1} / {b2} |")
+    lines += ["", f"Fig. 18c, {r.balance_threads} SA threads, 4 KiB: max / min I/Os completed per thread, "
+              + ", ".join(f"{p} {b:.3f} ({' / '.join(map(str, r.per_thread[p]))})" for p, b in r.balance.items())
+              + " (`jsq`: the load balancer; `static`: each vCPU queue pinned to one thread).", ""]
+    return lines
+
+
+@dataclasses.dataclass
 class BurstUtilization:
-    """Fig. 23: ``share[workload][scheduler]``, both VMs' throughput / the software limit."""
+    """Fig. 23: ``share[workload][scheduler]`` = (the bursting VM's, both VMs') throughput / the
+    software limit."""
     limit_mbps: float
     share: dict
 
 
+BPS_MIX = {"4k": 0.25, "16k": 0.25, "64k": 0.25, "128k": 0.25}
+IOPS_MIX = {"4k": 0.4, "8k": 0.3, "16k": 0.3}  # fig20_iops_neighbor.yaml's neighbour
+
+
+def _product_mix(sc):
+    """The bursting VM's I/Os half ProductA, half ProductB (§6.4 "mixing ProductA and ProductB
+    I/Os"): a tenant has one product here, so the VM becomes two tenants of half its base,
+    burst and iodepth each."""
+    a = tenant(sc, "bursty")
+    b = copy.deepcopy(a)
+    b["name"], b["product"] = "bursty_b", "B"
+    for t in (a, b):
+        t["base"] = {k: v / 2 for k, v in t["base"].items()}
+        t["burst"] = {k: v / 2 for k, v in t["burst"].items()}
+        t["workload"]["iodepth"] //= 2
+    sc["tenants"].append(b)
+    return sc
+
+
 def burst_utilization(run):
-    """Fig. 23: the bursting VM's throughput, as a share of the 3 GB/s limit, per scheduler."""
+    """Fig. 23: the bursting VM's throughput, as a share of the 3 GB/s limit, per scheduler, for
+    the four workloads §6.4 names (BPS-intensive, pure 128 KiB, IOPS-intensive, ProductA/B mix)."""
     base = load("fig23_burst_utilization.yaml")
-    mixes = {"BPS-intensive (4k-128k)": {"4k": 0.25, "16k": 0.25, "64k": 0.25, "128k": 0.25},
-             "128k only": {"128k": 1.0}}
+    mixes = {"BPS-intensive (4k-128k)": (BPS_MIX, False), "128k only": ({"128k": 1.0}, False),
+             "IOPS-intensive (4k-16k)": (IOPS_MIX, False), "ProductA/B mix (4k-128k)": (BPS_MIX, True)}
     shares = {}
-    for label, sizes in mixes.items():
+    for label, (sizes, mixed) in mixes.items():
         sc = copy.deepcopy(base)
         tenant(sc, "bursty")["workload"]["sizes"] = sizes
+        if mixed:
+            sc = _product_mix(sc)
         share = shares[label] = {}
         for s in SCHEDULERS:
             r = run(sc, s)[0]
-            share[s] = (r["bursty"]["mbps"] + r["quiet"]["mbps"]) / sc["dpu"]["swlimit_mbps"]
+            burst = sum(t["mbps"] for name, t in r.items() if name.startswith("bursty"))
+            share[s] = (burst / sc["dpu"]["swlimit_mbps"], (burst + r["quiet"]["mbps"]) / sc["dpu"]["swlimit_mbps"])
     return BurstUtilization(base["dpu"]["swlimit_mbps"], shares)
 
 
 def burst_utilization_md(r):
-    lines = ["**Fig. 23, burst utilization** (`scenarios/fig23_burst_utilization.yaml`): the bursting VM's "
-             "throughput as a share of the 3 GB/s software limit, next to a VM at iodepth 2 below its base. "
-             "Paper: BIOS loses about 5-8 % vs WildCBS (the 5 % reserve); BaseCBS about half.", "",
-             "| burst workload | BIOS | WildCBS | BaseCBS | BIOS vs WildCBS |", "|---|---|---|---|---|"]
+    lines = ["**Fig. 23, burst utilization** (`scenarios/fig23_burst_utilization.yaml`, the 5 % pool §6.4 states): "
+             "the bursting VM's throughput as a share of the 3 GB/s software limit (both VMs' in brackets), next "
+             "to a VM at iodepth 2 below its base. Paper: BIOS loses about 5-8 % vs WildCBS (the 5 % reserve); "
+             "BaseCBS about half; the IOPS-intensive mix cannot reach the limit; the ProductA/B mix slightly "
+             "improves utilization.", "",
+             "| burst workload | BIOS | WildCBS | BaseCBS | BIOS vs WildCBS (bursting VM) |", "|---|---|---|---|---|"]
     for label, share in r.share.items():
-        lines.append(f"| {label} | {share['bios']:.3f} | {share['wild']:.3f} | {share['base']:.3f} | "
-                     f"{pct(share['bios'], share['wild']):+.1f} % |")
+        lines.append(f"| {label} | " + " | ".join(f"{share[s][0]:.3f} ({share[s][1]:.3f})" for s in SCHEDULERS) +
+                     f" | {pct(share['bios'][0], share['wild'][0]):+.1f} % |")
     lines.append("")
     return lines
 
@@ -186,16 +277,23 @@ class SuddenActivation:
     admitted_borrow: list  # BIOS, from a lender
     admitted_reserved: list  # BIOS, from the pool
     throttled_wild: list
+    alloc_at_resume: list = dataclasses.field(default_factory=list)  # BIOS grant when the stream starts (max dim)
 
 
-def sudden_activation(run):
-    """Fig. 24: deferrals of a 45k-base tenant resuming from idle at iodepth 1..32."""
+def sudden_activation(run, bios=None, depths=(1, 2, 4, 8, 16, 24, 32, 64)):
+    """Fig. 24: deferrals of a burstable 45k-base tenant resuming from idle at iodepth 1..64
+    (``bios``: a variation's `bios:` keys, default Algorithm 1 as printed)."""
     base = load("fig24_sudden_activation.yaml")
-    r = SuddenActivation(tenant(base, "resumer")["base"]["iops"], (1, 2, 4, 8, 16, 24, 32), [], [], [], [], [])
+    if bios:
+        base.setdefault("bios", {}).update(bios)
+    r = SuddenActivation(tenant(base, "resumer")["base"]["iops"], tuple(depths), [], [], [], [], [])
+    start_ms = tenant(base, "resumer")["workload"]["start_ms"]
     for d in r.depths:
         sc = copy.deepcopy(base)
         tenant(sc, "resumer")["workload"]["iodepth"] = d
-        b = run(sc, "bios")[0]["resumer"]
+        csv_path = run.tmp / f"fig24_{run.runs}.csv"
+        b = run(sc, "bios", csv=csv_path)[0]["resumer"]
+        r.alloc_at_resume.append(grant_before(csv_path, "resumer", start_ms))
         w = run(sc, "wild")[0]["resumer"]
         r.iops.append(b["iops"])
         r.throttled_bios.append(b["throttled"])
@@ -205,17 +303,41 @@ def sudden_activation(run):
     return r
 
 
+def grant_before(csv_path, name, t_ms):
+    """The largest dimension of the grant the firmware wrote for `name` in the last window that
+    ended before t_ms (the series' alloc_* columns): the window ending at t_ms already counts
+    I/Os that arrive at t_ms."""
+    last = None
+    with open(csv_path, newline="") as f:
+        for row in csv.DictReader(f):
+            if row["tenant"] == name and float(row["t_ms"]) < t_ms:
+                last = row
+    return max(int(float(last[k])) for k in ("alloc_cpu_ns", "alloc_ingress_B", "alloc_egress_B", "alloc_swlimit_B"))
+
+
+def below_base(r):
+    """Fig. 24's claim on a record: (throttled I/Os, reclaims, pool admissions) summed over the
+    streams that stayed below the resumer's base."""
+    rows = [i for i, iops in enumerate(r.iops) if iops < r.base_iops]
+    return (sum(r.throttled_bios[i] for i in rows), sum(r.admitted_borrow[i] for i in rows),
+            sum(r.admitted_reserved[i] for i in rows))
+
+
 def sudden_activation_md(r):
     lines = ["**Fig. 24, responsiveness to sudden activation** (`scenarios/fig24_sudden_activation.yaml`): "
-             "a tenant with a 45k IOPS base idles until its allocation has decayed to the floor, then runs "
-             "4 KiB writes at iodepth 1..32 (the paper: 1..16) while a neighbour bursts. Paper: no throttled I/Os until the "
-             "stream (60k IOPS) makes it a burst tenant.", "",
-             "| iodepth | IOPS | throttled (BIOS) | admitted from a lender / the pool | throttled (WildCBS) |",
+             "a burstable tenant (base 45k IOPS, burst 100k) idles until Algorithm 1 line 7 has decayed its "
+             "allocation to zero, then runs 4 KiB writes at iodepth 1..64 (the paper: 1..16) while a "
+             "neighbour bursts. Paper: no throttled I/Os until the stream (60k IOPS) makes it a burst tenant.", "",
+             "| iodepth | IOPS | throttled (BIOS) | admitted by reclaim (power of two choices) / from the pool "
+             "| throttled (WildCBS) |",
              "|---|---|---|---|---|"]
     for row in zip(r.depths, r.iops, r.throttled_bios, r.admitted_borrow, r.admitted_reserved, r.throttled_wild):
         d, iops, tb, borrow, reserved, tw = row
         lines.append(f"| {d} | {iops:.0f} | {tb} | {borrow} / {reserved} | {tw} |")
-    lines.append("")
+    thr, borrow, pool = below_base(r)
+    lines += ["", f"Ours, streams below base: {thr} throttled I/Os, {borrow} admitted by reclaim, {pool} from the pool; "
+              f"the resumer's grant when each stream starts: {max(r.alloc_at_resume)} (largest dimension, all runs).",
+              ""]
     return lines
 
 
@@ -257,7 +379,7 @@ def misestimation_md(r):
 
 @dataclasses.dataclass
 class HotSegments:
-    """Seed 002 Fig. 10 / 13: one row per (write share, path).
+    """Still Water Fig. 10 / 13: one row per (write share, path).
 
     Each row holds, per configuration ("baseline", "dual", "fifo" = cheque with deferral-order
     re-offers, "prio" = steady first without a cheque, "wild"), the steady segments' latency
@@ -269,7 +391,7 @@ class HotSegments:
 
 
 def hot_segments(run):
-    """Seed 002 Fig. 10 / 13: steady segments' tail latency with and without the cheque bucket.
+    """Still Water Fig. 10 / 13: steady segments' tail latency with and without the cheque bucket.
 
     Baseline: the paper's production limiter, the main bucket alone (cheque_share 0) with the
     deferred I/Os re-offered in deferral order, at the same issuance. Dual-bucket: the scenario
@@ -277,7 +399,7 @@ def hot_segments(run):
     deferral-order re-offers, and steady-first re-offers without a cheque. Fig. 10 is the
     proxy's own latency (limiter wait + SA): backend off. Fig. 13 is the whole path: backend
     on. WildCBS at the SA's full capacity for reference."""
-    base = load("seed002_hot_segments.yaml")
+    base = load("dualbucket_hot_segments.yaml")
     rows = []
     for w in (1.0, 0.75, 0.5, 0.25):
         for path, backend in (("proxy (Fig. 10)", {"dist": "lognormal", "median": 0, "p99": 0}), ("end to end (Fig. 13)", None)):
@@ -297,7 +419,7 @@ def hot_segments(run):
             d = runs["dual"]
             steady_n = sum(t["lat_steady_us"]["count"] for t in d.values() if "lat_steady_us" in t)
             # The segment monitor counts re-offers: a steady segment with deferred I/Os can look
-            # hot, and its new I/Os then get no cheque (docs/results.md, seed 002).
+            # hot, and its new I/Os then get no cheque (docs/results.md, Still Water).
             as_hot = sum(t["steady_new_as_hot"] for t in d.values() if "steady_new_as_hot" in t)
             rows.append({
                 "write_share": w, "path": path,
@@ -312,7 +434,7 @@ def hot_segments(run):
 
 
 def hot_segments_md(r):
-    lines = ["**Seed 002 Fig. 10 / 13, hot segments** (`scenarios/seed002_hot_segments.yaml`): 20 % of the "
+    lines = ["**Still Water Fig. 10 / 13, hot segments** (`scenarios/dualbucket_hot_segments.yaml`): 20 % of the "
              "segments carry 80 % of a closed-loop load (4 clients x iodepth 64) that saturates the main "
              "bucket (0.56 of the SA's capacity, the paper's 1.2 of 2.13 GB/s); latency in us of I/Os to "
              "the steady segments. Baseline: the main bucket alone (cheque_share 0, re-offers in deferral "
@@ -340,7 +462,7 @@ def hot_segments_md(r):
 
 @dataclasses.dataclass
 class AlphaFit:
-    """Seed 002 Eq. (1): per main_share (share, lambda Mb/s, windows, measured P95 us, Eq. (1) us)."""
+    """Still Water Eq. (1): per main_share (share, lambda Mb/s, windows, measured P95 us, Eq. (1) us)."""
     mu: float
     warmup: float
     scenario_alpha: float
@@ -350,13 +472,13 @@ class AlphaFit:
 
 
 def alpha_fit(run):
-    """Seed 002 Eq. (1)'s alpha for this SA: the seed 002 scenario with the main bucket alone
+    """Still Water Eq. (1)'s alpha for this SA: the Still Water scenario with the main bucket alone
     (cheque_share 0) at three loads, the P95 SA delay the firmware reads per window (the CSV's
-    sa_p95_us), fitted by `sw/py/burstgate fit-alpha` (burstgate_tools/fit_alpha.py)."""
-    sys.path.insert(0, str(ROOT / "sw" / "py"))
-    from burstgate_tools import fit_alpha
+    sa_p95_us), fitted by `burstgate fit-alpha` (burstgate/tools/fit_alpha.py)."""
+    sys.path.insert(0, str(ROOT / "rtl"))
+    from burstgate.tools import fit_alpha
 
-    base = load("seed002_hot_segments.yaml")
+    base = load("dualbucket_hot_segments.yaml")
     db = base["dualbucket"]
     mu = db.get("mu_mbps") or base["dpu"]["swlimit_mbps"] * 8
     warmup = base["warmup_ms"]
@@ -376,16 +498,89 @@ def alpha_fit(run):
 
 
 def alpha_fit_md(r):
-    lines = ["**Seed 002 Eq. (1), alpha fitted to this SA** (`scenarios/seed002_hot_segments.yaml`, "
+    lines = ["**Still Water Eq. (1), alpha fitted to this SA** (`scenarios/dualbucket_hot_segments.yaml`, "
              "`cheque_share: 0`, `main_share` 0.3 / 0.56 / 0.8; per-window P95 SA delay as the firmware "
              f"reads it, averaged over the windows after {r.warmup} ms; mu = {r.mu} Mb/s). "
              f"The scenario uses alpha = {r.scenario_alpha}. Same fit by hand: "
-             f"`sw/py/burstgate fit-alpha R1.csv R2.csv R3.csv --mu-mbps {r.mu} --warmup-ms {r.warmup}`.", ""]
+             f"`burstgate fit-alpha R1.csv R2.csv R3.csv --mu-mbps {r.mu} --warmup-ms {r.warmup}`.", ""]
     lines += ["| main_share | lambda Mb/s | mu - lambda | windows | measured P95 us | Eq. (1) at the fit, us |",
               "|---|---|---|---|---|---|"]
     lines += [f"| {share} | {lam:.0f} | {r.mu - lam:.0f} | {n} | {w:.1f} | {p:.1f} |"
               for share, lam, n, w, p in r.rows]
     lines += ["", f"Least-squares alpha = {r.alpha:.0f}.", ""]
+    return lines
+
+
+@dataclasses.dataclass
+class Variations:
+    """Each `bios:` variation (VARIANTS) beside Algorithm 1 as printed, on Fig. 19-24.
+
+    ``rows[variant]`` maps a column label to our number for that variant; ``wild`` holds
+    WildCBS's numbers for the columns where the paper compares against it."""
+    columns: tuple
+    rows: dict
+    wild: dict
+
+
+def _with_bios(sc, keys):
+    sc = copy.deepcopy(sc)
+    sc["bios"] = dict(keys)
+    return sc
+
+
+def variations(run):
+    """Every variation at one point of each figure: Fig. 19 / 20 the victim's average latency
+    (ProductB write, the scenario files' point) at the deepest neighbour; Fig. 21 / 22 the
+    victim's IOPS at iodepth 8 (ProductB read, the costliest type); Fig. 23 the bursting VM's
+    share of the limit (BPS-intensive mix); Fig. 24 the throttles, reclaims and pool admissions
+    of the resumer's below-base streams (iodepth 1..16)."""
+    points = []
+    for label, file, who, depth, product, op, metric in (
+            ("Fig. 19 victim avg us (nbr depth 64)", "fig19_bps_neighbor.yaml", "bursty", 64, "B", "write",
+             lambda v: v["lat_us"]["avg"]),
+            ("Fig. 20 victim avg us (nbr depth 128)", "fig20_iops_neighbor.yaml", "bursty", 128, "B", "write",
+             lambda v: v["lat_us"]["avg"]),
+            ("Fig. 21 victim IOPS (depth 8)", "fig19_bps_neighbor.yaml", "victim", 8, "B", "read",
+             lambda v: v["iops"]),
+            ("Fig. 22 victim IOPS (depth 8)", "fig20_iops_neighbor.yaml", "victim", 8, "B", "read",
+             lambda v: v["iops"])):
+        sc = load(file)
+        v = tenant(sc, "victim")
+        v["product"] = product
+        v["workload"]["read_share"] = 1.0 if op == "read" else 0.0
+        tenant(sc, who)["workload"]["iodepth"] = depth
+        points.append((label, sc, metric))
+    f23 = load("fig23_burst_utilization.yaml")  # BPS-intensive; its file's 5 % pool is replaced
+    cols = tuple(p[0] for p in points) + ("Fig. 23 bursty share of limit", "Fig. 24 throttled below base",
+                                          "Fig. 24 reclaims", "Fig. 24 pool admissions")
+    rows, wild = {}, {}
+    for label, sc, metric in points:
+        wild[label] = metric(run(sc, "wild")[0]["victim"])
+    wild[cols[4]] = run(f23, "wild")[0]["bursty"]["mbps"] / f23["dpu"]["swlimit_mbps"]
+    for name, keys in VARIANTS.items():
+        row = rows[name] = {}
+        for label, sc, metric in points:
+            row[label] = metric(run(_with_bios(sc, keys), "bios")[0]["victim"])
+        row[cols[4]] = run(_with_bios(f23, keys), "bios")[0]["bursty"]["mbps"] / f23["dpu"]["swlimit_mbps"]
+        thr, borrow, pool = below_base(sudden_activation(run, keys, (1, 2, 4, 8, 16)))
+        row[cols[5]], row[cols[6]], row[cols[7]] = thr, borrow, pool
+    return Variations(cols, rows, wild)
+
+
+def variations_md(r):
+    lines = ["**BIOS variations beside Algorithm 1 as printed** (`bios:` keys, docs/simulator.md): `printed` is "
+             "the default (line 7 decays to zero, line 4 on throttle only, the pool = the two largest bases); "
+             "`floor` keeps 1/16 of base, `usage_clamp` takes max(alloc x alpha, usage) on line 7, `spill_base` "
+             "takes line 4 on a spill too, `reserve_share` sizes the pool as 5 % of capacity, `project` is "
+             "all four (the project's earlier default).", "",
+             "| variant | " + " | ".join(r.columns) + " |", "|---|" + "---|" * len(r.columns)]
+
+    def cell(c, x):
+        return f"{x:.3f}" if "share" in c else f"{x:.0f}"
+    for name, row in r.rows.items():
+        lines.append(f"| {name} | " + " | ".join(cell(c, row[c]) for c in r.columns) + " |")
+    lines.append("| WildCBS | " + " | ".join(cell(c, r.wild[c]) if c in r.wild else "" for c in r.columns) + " |")
+    lines.append("")
     return lines
 
 
@@ -398,6 +593,12 @@ class Experiment:
 
 
 
+# §6.2: the background VM runs "with I/O depths from 1 to 64" (Fig. 19); Fig. 20 is the same
+# experiment with the IOPS-intensive mix, which the scenario drives up to 128 (one SA thread).
+FIG19_DEPTHS = (1, 2, 4, 8, 16, 32, 64)
+FIG20_DEPTHS = (1, 2, 4, 8, 16, 32, 64, 128)
+
+
 def fifo_sensitivity(fig, measure, *args):
     """`fig` again with the SA serving its queue in arrival order (`sa_discipline: fifo`)."""
     return lambda run: measure(
@@ -406,15 +607,16 @@ def fifo_sensitivity(fig, measure, *args):
 
 
 EXPERIMENTS = {
+    "fig18": Experiment(load_balancing, load_balancing_md, "load_balancing"),
     "fig19": Experiment(lambda run: victim_latency(
-        run, "fig19_bps_neighbor.yaml", (1, 4, 16, 64), "Fig. 19, BPS-intensive neighbour",
+        run, "fig19_bps_neighbor.yaml", FIG19_DEPTHS, "Fig. 19, BPS-intensive neighbour",
         "average latency -68 % to -85 % vs WildCBS, close to BaseCBS.",
         "Fig. 19, BPS-intensive neighbour: BIOS cuts the victim's latency 68-85 % vs WildCBS (paper)"),
         victim_latency_md, "victim_latency"),
     "fig19fifo": Experiment(fifo_sensitivity("Fig. 19", victim_latency, "fig19_bps_neighbor.yaml", (16, 64)),
                             victim_latency_md, "victim_latency"),
     "fig20": Experiment(lambda run: victim_latency(
-        run, "fig20_iops_neighbor.yaml", (1, 8, 32, 128), "Fig. 20, IOPS-intensive neighbour",
+        run, "fig20_iops_neighbor.yaml", FIG20_DEPTHS, "Fig. 20, IOPS-intensive neighbour",
         "average latency -40 % to -66 % vs WildCBS.",
         "Fig. 20, IOPS-intensive neighbour: BIOS cuts the victim's latency 40-66 % vs WildCBS (paper)"),
         victim_latency_md, "victim_latency"),
@@ -439,8 +641,9 @@ EXPERIMENTS = {
                             victim_iops_md, "victim_iops"),
     "fig23": Experiment(burst_utilization, burst_utilization_md, "burst_utilization"),
     "fig24": Experiment(sudden_activation, sudden_activation_md, "sudden_activation"),
+    "variations": Experiment(variations, variations_md, "variations"),
     "table3": Experiment(misestimation, misestimation_md, "misestimation"),
-    "seed002": Experiment(hot_segments, hot_segments_md, "hot_segments"),
+    "stillwater": Experiment(hot_segments, hot_segments_md, "hot_segments"),
     "alpha": Experiment(alpha_fit, alpha_fit_md, "alpha_fit"),
 }
 
@@ -462,8 +665,8 @@ def main():
     plots = None
     if args.plots:
         # Only here: the tables alone need no matplotlib.
-        sys.path.insert(0, str(ROOT / "sw" / "py"))
-        from burstgate_tools import repro_plots as plots
+        sys.path.insert(0, str(ROOT / "rtl"))
+        from burstgate.tools import repro_plots as plots
         plot_dir = pathlib.Path(args.plots)
         try:
             plot_dir.mkdir(parents=True, exist_ok=True)

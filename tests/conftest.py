@@ -3,6 +3,8 @@
 import importlib
 import os
 import pathlib
+import subprocess
+import sys
 
 import pytest
 
@@ -23,3 +25,12 @@ def import_model():
 @pytest.fixture(scope="session")
 def bg_model():
     return import_model()
+
+
+def run_burstgate(*args, timeout=120, **kwargs):
+    """The `burstgate` command of this checkout (``python -m burstgate`` with this interpreter
+    and rtl/ first on the path), as ``subprocess.run`` with text output captured."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "rtl"), os.environ.get("PYTHONPATH")])))
+    env.update(kwargs.pop("env", {}))
+    return subprocess.run([sys.executable, "-m", "burstgate", *map(str, args)], capture_output=True,
+                          text=True, timeout=timeout, check=False, env=env, **kwargs)

@@ -104,7 +104,12 @@ int bg_bios_init(bg_bios *b, const bg_bios_params *p, bg_bios_tenant *tenants,
         return BG_BIOS_E_COUNT;
     if (p->alpha_q16 > BG_BIOS_ONE || p->reserved_q16 > BG_BIOS_ONE || p->floor_q16 > BG_BIOS_ONE)
         return BG_BIOS_E_RATIO;
+    if ((p->options & ~BG_BIOS_OPT_ALL) || p->reserve_tenants > BG_BIOS_RESERVE_TENANTS_MAX)
+        return BG_BIOS_E_OPTION;
     uint64_t sum[BG_COST_DIMS] = {0};
+    /* The reserve_tenants largest bases per dimension, descending (insertion into a short
+     * array: reserve_tenants is at most 16). */
+    uint32_t top[BG_COST_DIMS][BG_BIOS_RESERVE_TENANTS_MAX] = {{0}};
     for (uint32_t i = 0; i < n; i++) {
         const bg_bios_tenant *t = &tenants[i];
         if (t->mode != BG_BURST_PAID && t->mode != BG_BURST_CREDIT) {
@@ -115,12 +120,29 @@ int bg_bios_init(bg_bios *b, const bg_bios_params *p, bg_bios_tenant *tenants,
             b->err_tenant = (int32_t)i;
             return BG_BIOS_E_BURST;
         }
-        for (unsigned d = 0; d < BG_COST_DIMS; d++)
-            sum[d] += t->res_base.d[d];
+        for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+            uint32_t x = t->res_base.d[d];
+            sum[d] += x;
+            for (uint32_t k = 0; k < p->reserve_tenants; k++)
+                if (x > top[d][k]) {
+                    uint32_t y = top[d][k];
+                    top[d][k] = x;
+                    x = y;
+                }
+        }
     }
     bg_vec reserve;
     for (unsigned d = 0; d < BG_COST_DIMS; d++) {
-        reserve.d[d] = mul_q16(p->total.d[d], p->reserved_q16);
+        if (p->reserve_tenants == 0) {
+            reserve.d[d] = mul_q16(p->total.d[d], p->reserved_q16);
+        } else {
+            /* "Just enough for two tenants" (bios.h): what the bases leave, if less. */
+            uint64_t two = 0;
+            for (uint32_t k = 0; k < p->reserve_tenants; k++)
+                two += top[d][k];
+            const uint64_t room = sum[d] < p->total.d[d] ? p->total.d[d] - sum[d] : 0u;
+            reserve.d[d] = (uint32_t)(two < room ? two : room);
+        }
         if (sum[d] > (uint64_t)(p->total.d[d] - reserve.d[d])) {
             b->err_dim = (int32_t)d;
             return BG_BIOS_E_OVERSUB;

@@ -1,4 +1,4 @@
-/* Dual-bucket throttling, per-interval part (seed 002 §4.2; conventions in dualbucket.h). */
+/* Dual-bucket throttling, per-interval part (Still Water §4.2; conventions in dualbucket.h). */
 #include "burstgate/dualbucket.h"
 
 #include <stddef.h>

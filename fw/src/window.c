@@ -31,6 +31,24 @@ static void read_counters(const bg_hal *hal, uint32_t t, bg_bios_usage *u)
     u->spill_n = bg_hal_read(hal, BG_TENANT_SPILL_N(t));
 }
 
+static uint32_t sub0(uint32_t a, uint32_t b) { return a > b ? a - b : 0u; }
+
+/* The grant the datapath gets for tenant i: `grant` plus the carry of what i left unspent of
+ * the grant it had (usage counts every source, so a spill only lowers the carry). */
+static void write_granted(bg_fw *fw, const bg_hal *hal, uint32_t i, const bg_vec *grant)
+{
+    bg_vec g = *grant;
+    if (fw->cfg.carry_max) {
+        for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+            uint32_t left = sub0(fw->cfg.granted[i].d[d], fw->u[i].usage.d[d]);
+            uint32_t c = left < fw->cfg.carry_max[i].d[d] ? left : fw->cfg.carry_max[i].d[d];
+            g.d[d] = g.d[d] + c < g.d[d] ? UINT32_MAX : g.d[d] + c;
+        }
+        fw->cfg.granted[i] = g;
+    }
+    write_vec(hal, BG_TENANT_GRANT(0), i, &g);
+}
+
 static void read_active(bg_fw *fw, const bg_hal *hal)
 {
     for (unsigned w = 0; w < BG_BIOS_BITMAP_WORDS; w++) {
@@ -51,6 +69,67 @@ static void wait_drained(bg_fw *fw, const bg_hal *hal)
     fw->drain_timeouts++;
 }
 
+static uint32_t min32(uint32_t a, uint32_t b) { return a < b ? a : b; }
+
+/* Composed dual-bucket: the main bucket's issuance M split over the tenants as grants, per
+ * dimension, from the window's counters (fw->u). demand_i = usage + throttle x weight, capped
+ * at i's burst (credits included). First every tenant gets min(demand, base) -- its contract --
+ * scaled down together if they exceed M (the proxy's limit is below the bases); what is left
+ * goes to the unmet demands in proportion; what is still left, in proportion to the bases up to
+ * each tenant's burst, so a tenant whose demand grows finds room in the next window. The sum of
+ * the grants never exceeds M. */
+static void db_apportion(bg_fw *fw, const bg_hal *hal)
+{
+    const uint32_t n = fw->n;
+    bg_bios_tenant *t = fw->t;
+    uint64_t base_sum[BG_COST_DIMS];
+    bg_base_sum(t, n, base_sum);
+    for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+        const uint64_t m = fw->db.main.d[d];
+        uint64_t first = 0, want = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            bg_vec cap;
+            bg_burst_cap(&t[i], &cap);
+            const bg_bios_usage *u = &fw->u[i];
+            uint64_t dem = (uint64_t)u->usage.d[d] +
+                           (((uint64_t)u->throttle.d[d] * fw->cfg.bios.weight_throttle_q16) >> BG_BIOS_FRAC_BITS);
+            t[i].demand.d[d] = (uint32_t)(dem < cap.d[d] ? dem : cap.d[d]);
+            t[i].lend.d[d] = cap.d[d]; /* parked: the cap, for the last pass */
+            t[i].alloc.d[d] = min32(t[i].demand.d[d], t[i].res_base.d[d]);
+            first += t[i].alloc.d[d];
+            want += t[i].demand.d[d] - t[i].alloc.d[d];
+        }
+        if (first > m) {
+            for (uint32_t i = 0; i < n; i++)
+                t[i].alloc.d[d] = (uint32_t)(t[i].alloc.d[d] * m / first);
+            continue;
+        }
+        uint64_t left = m - first;
+        if (want > 0) {
+            uint64_t given = 0;
+            for (uint32_t i = 0; i < n; i++) {
+                uint64_t w = t[i].demand.d[d] - t[i].alloc.d[d];
+                uint64_t g = left >= want ? w : w * left / want;
+                t[i].alloc.d[d] += (uint32_t)g;
+                given += g;
+            }
+            left -= given;
+        }
+        if (left > 0 && base_sum[d] > 0) {
+            for (uint32_t i = 0; i < n; i++) {
+                uint64_t h = left * t[i].res_base.d[d] / base_sum[d];
+                uint32_t room = t[i].lend.d[d] - t[i].alloc.d[d];
+                t[i].alloc.d[d] += (uint32_t)(h < room ? h : room);
+            }
+        }
+    }
+    const bg_vec zero = {{0}};
+    for (uint32_t i = 0; i < n; i++) {
+        t[i].lend = zero;
+        write_granted(fw, hal, i, &t[i].alloc);
+    }
+}
+
 int bg_fw_init(bg_fw *fw, const bg_fw_config *cfg, bg_bios_tenant *t, bg_bios_usage *u,
                uint16_t *sched_list, uint16_t *burst_list, uint32_t n, const bg_hal *hal)
 {
@@ -61,11 +140,18 @@ int bg_fw_init(bg_fw *fw, const bg_fw_config *cfg, bg_bios_tenant *t, bg_bios_us
         return BG_FW_E_DUALBUCKET;
     if (cfg->costadj && (fw->err_field = bg_ca_config_error(&cfg->ca)) != NULL)
         return BG_FW_E_COSTADJ;
+    if ((cfg->carry_max == NULL) != (cfg->granted == NULL)) {
+        fw->err_field = "carry_max";
+        return BG_FW_E_CARRY;
+    }
     /* bg_bios_init validates the tenants (count, burst >= base, no oversubscription) for
      * every scheduler: what BIOS rejects is no valid provisioning for a baseline either. */
     bg_bios_params check = cfg->bios;
     if (cfg->scheduler != BG_SCHED_BIOS)
+    {
         check.reserved_q16 = 0; /* only BIOS keeps a reserved pool out of the tenants' reach */
+        check.reserve_tenants = 0;
+    }
     int rc = bg_bios_init(&fw->bios, &check, t, sched_list, burst_list, n);
     if (rc != BG_BIOS_OK)
         return rc;
@@ -82,7 +168,10 @@ int bg_fw_init(bg_fw *fw, const bg_fw_config *cfg, bg_bios_tenant *t, bg_bios_us
 
     bg_hal_write(hal, BG_CTRL_WINDOW, BG_WINDOW_TICK);
     wait_drained(fw, hal);
-    bg_hal_write(hal, BG_CTRL_SCHEDULER, cfg->scheduler);
+    const int composed = cfg->scheduler == BG_SCHED_DUALBUCKET && cfg->db_contracts;
+    /* Composed dual-bucket: the datapath's BIOS mode checks the tenant's grant, then (within
+     * base, steady segment) the pool, which holds the cheque; BURST_N stays 0. */
+    bg_hal_write(hal, BG_CTRL_SCHEDULER, composed ? BG_SCHED_BIOS : cfg->scheduler);
     bg_hal_write(hal, BG_CTRL_BURST_N, 0);
     const bg_vec zero = {{0}};
     uint64_t sum[BG_COST_DIMS];
@@ -95,9 +184,12 @@ int bg_fw_init(bg_fw *fw, const bg_fw_config *cfg, bg_bios_tenant *t, bg_bios_us
         else if (cfg->scheduler == BG_SCHED_WILD)
             bg_burst_cap(&t[i], &grant);
         else if (cfg->scheduler == BG_SCHED_DUALBUCKET)
-            grant = zero; /* the buckets are shared; per-tenant grants are not consulted */
+            grant = zero; /* the buckets are shared; per-tenant grants are not consulted (or,
+                           * composed, set below once the main bucket is known) */
         write_vec(hal, BG_TENANT_RES_BASE(0), i, &t[i].res_base);
         write_vec(hal, BG_TENANT_GRANT(0), i, &grant);
+        if (cfg->granted)
+            cfg->granted[i] = grant;
         write_vec(hal, BG_TENANT_LEND_GRANT(0), i, &zero);
     }
     bg_vec pool = zero, global = zero;
@@ -109,6 +201,14 @@ int bg_fw_init(bg_fw *fw, const bg_fw_config *cfg, bg_bios_tenant *t, bg_bios_us
         bg_db_init(&fw->db, &cfg->db);
         pool = fw->db.cheque;
         global = fw->db.main;
+        if (composed) {
+            /* The first window's apportioning: as if every tenant asked for its base. */
+            for (uint32_t i = 0; i < n; i++)
+                u[i].usage = t[i].res_base;
+            db_apportion(fw, hal);
+            for (uint32_t i = 0; i < n; i++)
+                u[i].usage = zero;
+        }
     }
     write_pool(hal, BG_CTRL_POOL(0), &pool);
     write_pool(hal, BG_CTRL_GLOBAL(0), &global);
@@ -122,7 +222,7 @@ static int bit(const uint64_t *bits, uint32_t i) { return (int)((bits[i >> 6] >>
 
 static void write_grant(bg_fw *fw, const bg_hal *hal, uint32_t i)
 {
-    write_vec(hal, BG_TENANT_GRANT(0), i, &fw->t[i].alloc);
+    write_granted(fw, hal, i, &fw->t[i].alloc);
     write_vec(hal, BG_TENANT_LEND_GRANT(0), i, &fw->t[i].lend);
 }
 
@@ -160,9 +260,30 @@ static void window_wild(bg_fw *fw, const bg_hal *hal)
         bg_vec limit;
         bg_credit_update(&fw->t[i], &fw->u[i].usage);
         bg_burst_cap(&fw->t[i], &limit);
-        write_vec(hal, BG_TENANT_GRANT(0), i, &limit);
+        write_granted(fw, hal, i, &limit);
     }
-    write_pool(hal, BG_CTRL_GLOBAL(0), &fw->cfg.bios.total);
+    bg_vec global = fw->cfg.bios.total;
+    if (fw->cfg.carry_max)
+        for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+            uint32_t left = bg_hal_read(hal, BG_CTRL_GLOBAL(0) + 4u * d);
+            uint32_t c = min32(left, fw->cfg.global_carry_max.d[d]);
+            global.d[d] = global.d[d] + c < global.d[d] ? UINT32_MAX : global.d[d] + c;
+        }
+    write_pool(hal, BG_CTRL_GLOBAL(0), &global);
+}
+
+/* BaseCBS: the static shares of init, plus the carry when it is on. */
+static void window_base(bg_fw *fw, const bg_hal *hal)
+{
+    if (!fw->cfg.carry_max)
+        return;
+    uint64_t sum[BG_COST_DIMS];
+    bg_base_sum(fw->t, fw->n, sum);
+    for (uint32_t i = 0; i < fw->n; i++) {
+        read_vec(hal, BG_TENANT_USAGE(0), i, &fw->u[i].usage);
+        const bg_vec share = bg_basecbs_share(&fw->cfg.bios.total, sum, &fw->t[i]);
+        write_granted(fw, hal, i, &share);
+    }
 }
 
 static void window_dualbucket(bg_fw *fw, const bg_hal *hal)
@@ -174,6 +295,13 @@ static void window_dualbucket(bg_fw *fw, const bg_hal *hal)
      * window's histogram sets the next one (dualbucket.h). */
     bg_db_refill(&fw->db, &fw->cfg.db, drawn);
     bg_db_update(&fw->db, &fw->cfg.db, &fw->hist);
+    if (fw->cfg.db_contracts) {
+        for (uint32_t i = 0; i < fw->n; i++) {
+            read_counters(hal, i, &fw->u[i]);
+            bg_credit_update(&fw->t[i], &fw->u[i].usage);
+        }
+        db_apportion(fw, hal);
+    }
     write_pool(hal, BG_CTRL_GLOBAL(0), &fw->db.main);
     write_pool(hal, BG_CTRL_POOL(0), &fw->db.cheque);
 }
@@ -202,7 +330,7 @@ void bg_fw_window(bg_fw *fw, const bg_hal *hal)
     case BG_SCHED_BIOS: window_bios(fw, hal); break;
     case BG_SCHED_WILD: window_wild(fw, hal); break;
     case BG_SCHED_DUALBUCKET: window_dualbucket(fw, hal); break;
-    default: break; /* BaseCBS: static shares */
+    default: window_base(fw, hal); break;
     }
     bg_hal_write(hal, BG_CTRL_WINDOW, BG_WINDOW_COMMIT);
     fw->windows++;

@@ -1,7 +1,7 @@
-"""``burstgate-rtl``: generate the gateware's Verilog.
+"""``burstgate rtl``: generate the gateware's Verilog.
 
-    burstgate-rtl generate --out build/rtl
-    burstgate-rtl generate --out build/rtl --tenants 1024 --ingress 16 --egress 16 bg_core
+    burstgate rtl --out build/rtl
+    burstgate rtl --out build/rtl --tenants 1024 --ingress 16 --egress 16 bg_core
 """
 
 import argparse
@@ -10,7 +10,9 @@ import sys
 
 from amaranth.back import verilog
 
-__all__ = ["main", "TOPS"]
+from .tools.reports import InputError
+
+__all__ = ["main", "TOPS", "generate"]
 
 
 def _cost_estimator():
@@ -64,27 +66,42 @@ def generate(out, names, params=None):
         print(f"wrote {out / f'{name}.v'}")
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="burstgate-rtl", description="burstgate gateware tools")
-    sub = parser.add_subparsers(dest="command", required=True)
-    gen = sub.add_parser("generate", help="write Verilog for the top-level blocks")
-    gen.add_argument("--out", type=pathlib.Path, required=True, help="output folder")
+def add_arguments(parser):
+    """The ``burstgate rtl`` options."""
+    parser.add_argument("--out", type=pathlib.Path, required=True, help="output folder")
     for flag in ("tenants", "ingress", "egress", "segment-bits"):
-        gen.add_argument(f"--{flag}", type=int, metavar="N",
-                         help=f"{flag} of the blocks that take it (bg_core); default: the block's")
-    gen.add_argument("names", nargs="*", metavar="NAME",
-                     help=f"blocks to generate (default: all of {', '.join(TOPS)})")
-    args = parser.parse_args(argv)
+        parser.add_argument(f"--{flag}", type=int, metavar="N",
+                            help=f"{flag} of the blocks that take it (bg_core); default: the block's")
+    parser.add_argument("names", nargs="*", metavar="NAME",
+                        help=f"blocks to generate (default: all of {', '.join(TOPS)})")
+
+
+def run(args):
+    """Generate what ``args`` names; a bad block name or parameter raises InputError."""
     unknown = [n for n in args.names if n not in TOPS]
     if unknown:
-        parser.error(f"unknown block {unknown[0]!r}; known: {', '.join(TOPS)}")
+        raise InputError(f"unknown block {unknown[0]!r}; known: {', '.join(TOPS)}")
     params = {"tenants": args.tenants, "ingress": args.ingress, "egress": args.egress,
               "segment_bits": args.segment_bits}
     try:
         generate(args.out, args.names or list(TOPS), params)
     except (TypeError, ValueError) as exc:
-        parser.error(str(exc))
+        raise InputError(str(exc)) from exc
+    except OSError as exc:
+        raise InputError(f"{args.out}: {exc.strerror or exc}") from exc
     return 0
+
+
+def main(argv=None):
+    """``python -m burstgate.cli``: the same as ``burstgate rtl``."""
+    parser = argparse.ArgumentParser(prog="burstgate rtl", description="write the gateware's Verilog")
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        return run(args)
+    except InputError as exc:
+        print(f"burstgate rtl: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

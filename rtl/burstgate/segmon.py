@@ -1,4 +1,4 @@
-"""The segment-level I/O rate monitor (seed 002 §4.2), one read-modify-write per I/O per clock.
+"""The segment-level I/O rate monitor (Still Water §4.2), one read-modify-write per I/O per clock.
 
 The rule is the one of ``sw/model/include/burstgate/model/segment_monitor.hpp``, which the
 unit and cocotb testbenches compare against decision by decision.

@@ -26,7 +26,7 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "make xclbin: cannot build; missing:" >&2
   for m in "${missing[@]}"; do echo "  - $m" >&2; done
-  echo "Without a board or Vitis, the same kernel runs under Verilator: --engine verilator (make sim)." >&2
+  echo "Without a board or Vitis, the same kernel runs under Verilator: --engine verilator (built by make cpp)." >&2
   exit 1
 fi
 

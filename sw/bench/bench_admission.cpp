@@ -1,5 +1,5 @@
 // THROTTLE_IO (BurstCBS Algorithm 1) for the schedulers bios, base and wild, two ways.
-// Target (DESIGN.md): <= 30 ns per I/O.
+// Target (docs/design.md): <= 30 ns per I/O.
 //
 // BM_ThrottleIo times THROTTLE_IO itself, Admission::throttle_io -> Agent::throttle_io: the
 // two LFSR draws, the source (own allocation -> power of two choices among the bursting

@@ -1,7 +1,7 @@
 // The agent's per-descriptor datapath (bg::Agent::io, agent.hpp): cost estimate, segment
 // monitor, two LFSR draws, the BIOS source, load-balancer dispatch, buffer acquire -- the
 // model of what the gateware does per descriptor, and what the RTL is verified against.
-// Target (DESIGN.md): model admission decision <= 30 ns per I/O.
+// Target (docs/design.md): model admission decision <= 30 ns per I/O.
 //
 // The agent is set up through its registers as the firmware leaves it in a window: BIOS,
 // every tenant granted its base, one tenant in eight bursting with a lendable surplus on the

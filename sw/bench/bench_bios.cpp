@@ -2,7 +2,7 @@
 // work, for 4..1024 tenants all active and for 1024 tenants of which 64 are active (§6.6:
 // idle tenants leave the schedule list, so the window costs what the active ones cost),
 // and for 1024 scheduled tenants of which 1 in 8 offered no I/O in the window (line 13's
-// drop test on those). Target (DESIGN.md): 1024 tenants <= 10 us on one core of this machine.
+// drop test on those). Target (docs/design.md): 1024 tenants <= 10 us on one core of this machine.
 //
 // One iteration = one bg_bios_run over one window's counters. The counters of kWindows
 // windows are drawn before the timed loop and replayed in turn; bg_bios_run only reads them,
@@ -70,7 +70,7 @@ std::vector<bg_bios_tenant> draw_tenants(Rng &rng, std::uint32_t n)
     return t;
 }
 
-constexpr bg_bios_params kParams{kTotal, BG_BIOS_ONE / 20, BG_BIOS_ONE / 2, 2 * BG_BIOS_ONE, BG_BIOS_ONE / 16};
+constexpr bg_bios_params kParams{kTotal, BG_BIOS_ONE / 20, BG_BIOS_ONE / 2, 2 * BG_BIOS_ONE, BG_BIOS_ONE / 16, BG_BIOS_OPT_ALL, 0};
 
 // The timed loop: one bg_bios_run per iteration over the pre-drawn windows in turn.
 void run_windows(benchmark::State &state, bg_bios &b, const std::vector<WindowCounters> &win)

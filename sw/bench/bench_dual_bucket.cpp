@@ -1,4 +1,4 @@
-// Dual-bucket admission per I/O (the agent with CTRL.SCHEDULER = dual-bucket, seed 002 §4.2):
+// Dual-bucket admission per I/O (the agent with CTRL.SCHEDULER = dual-bucket, Still Water §4.2):
 // the segment monitor's read-modify-write, then the main bucket, then the cheque for steady
 // segments, then the load balancer and buffer pool; admitted I/Os complete at once.
 //
@@ -40,7 +40,7 @@ void BM_DualBucketAdmit(benchmark::State &state)
     cfg.scheduler = BG_SCHED_DUALBUCKET;
     for (unsigned d = 0; d < BG_COST_DIMS; d++)
         cfg.db.main_size.d[d] = static_cast<std::uint32_t>(0.85 * kIosPerInterval * mean.d[d]);
-    cfg.db.cheque_share_q16 = 13107;  // 0.2 (seed 002 §4.2)
+    cfg.db.cheque_share_q16 = 13107;  // 0.2 (Still Water §4.2)
     cfg.db.alpha = 8000;              // the paper's production alpha
     cfg.db.pct_ppm = 950000;
     cfg.db.headroom_mbps = 330;

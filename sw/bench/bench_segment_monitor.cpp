@@ -1,4 +1,4 @@
-// Segment monitor per I/O (bg::SegmentMonitor::on_io, seed 002 §4.2): one read-modify-write
+// Segment monitor per I/O (bg::SegmentMonitor::on_io, Still Water §4.2): one read-modify-write
 // of a segment's entry, with the lazy roll-forward on the first I/O of an interval.
 //
 // Segment ids are drawn before the timed loop, uniform over `span` segments: 65536 touches

@@ -2,7 +2,7 @@
 // agent's register HAL): TICK, reading ACTIVE and every scheduled tenant's counters through
 // the HAL, RUN_SCHEDULING, writing GRANT and LEND_GRANT, the burst list and the pool, COMMIT
 // (the agent refills every tenant). This is the admission hold of §6.6 as the model has it;
-// bench_bios.cpp times bg_bios_run alone. No DESIGN.md target names this one: it shows what
+// bench_bios.cpp times bg_bios_run alone. No docs/design.md target names this one: it shows what
 // the register traffic adds to the 1024-tenant figure.
 //
 // One iteration = one window: the window's I/Os (workload.hpp admission_workload) are offered

@@ -33,6 +33,31 @@ constexpr std::uint64_t kNever = ~std::uint64_t{0};
 constexpr std::uint64_t kSpinNs = 5000;
 enum : std::uint32_t { kEvCpu, kEvSwl, kEvRelease };
 
+// BLOCK_STATUS answers at most this many extents per request (8 KiB of reply).
+constexpr std::size_t kMaxExtents = 1024;
+
+// Commands that change the disk count as writes in the descriptor (and in the cost table).
+bool is_write(std::uint16_t type)
+{
+    return type == nbd::kCmdWrite || type == nbd::kCmdFlush || type == nbd::kCmdTrim || type == nbd::kCmdWriteZeroes;
+}
+
+// The bytes a command's descriptor carries, i.e. what it costs the SA beyond its base CPU time.
+// READ/WRITE: their payload (the server splits them to at most `max_block`). WRITE_ZEROES: a
+// write of its range up to one schedulable block -- zeroing is not free on a real disk, but a
+// file system does it without moving the data; CACHE: a read of the same. FLUSH, TRIM and
+// BLOCK_STATUS move no data: a zero-byte write / read (base CPU and a header).
+std::uint32_t desc_bytes(std::uint16_t type, std::uint32_t length, std::uint32_t max_block)
+{
+    switch (type) {
+    case nbd::kCmdRead:
+    case nbd::kCmdWrite: return length;
+    case nbd::kCmdWriteZeroes:
+    case nbd::kCmdCache: return std::min(length, max_block);
+    default: return 0;
+    }
+}
+
 double secs(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
 }  // namespace
@@ -50,13 +75,23 @@ Engine::Engine(const bg::sim::Scenario &sc, const EngineOptions &opt, std::vecto
     std::uint32_t qb = 0, sb = 0;
     for (std::size_t i = 0; i < n; i++) {
         const bg::sim::Tenant &t = sc_.tenants[i];
-        // Nor can one cost more than the window's whole capacity less the reserved share
-        // (WildCBS's global budget, BIOS's schedulable total).
+        // Nor can one cost more than the window's whole capacity less the reserved pool the
+        // firmware set aside (WildCBS's global budget, BIOS's schedulable total; the firmware's
+        // reserve is 0 for every scheduler but BIOS). With the grant carry on (dpu.grant_carry,
+        // docs/contracts.md) the firmware writes a grant of up to carry_max more than the
+        // scheduler's (WildCBS's global budget up to global_carry_max more), so a request up to
+        // that much larger is admitted once its tenant has left the carry unspent.
+        const bool carry = sc_.dpu.grant_carry && !fw_.carry_max.empty();
+        const bool wild = opt_.scheduler == bg::sim::Scheduler::kWild;
         bg_vec limit = fw_.t[i].res_burst;
         if (opt_.scheduler == bg::sim::Scheduler::kDualBucket)
             limit = fw_.fw.cfg.db.main_size;
-        for (unsigned d = 0; d < BG_COST_DIMS; d++)
-            limit.d[d] = std::min(limit.d[d], bg::sim::sat32(fw_.fw.cfg.bios.total.d[d] * (1.0 - sc_.dpu.reserved_share)));
+        for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+            const double own = carry ? fw_.carry_max[i].d[d] : 0.0;
+            const double global = !carry ? 0.0 : wild ? fw_.fw.cfg.global_carry_max.d[d] : own;
+            limit.d[d] = std::min(bg::sim::sat32(double(limit.d[d]) + own),
+                                  bg::sim::sat32(double(fw_.fw.cfg.bios.total.d[d] - fw_.fw.bios.reserve.d[d]) + global));
+        }
         auto fits = [&](std::uint32_t len) {
             for (int w = 0; w < 2; w++) {
                 const bg_vec c = bg::sim::io_cost(sc_.dpu, t, len, w != 0);
@@ -178,13 +213,16 @@ void Engine::WorkQueue::stop()
 void Engine::submit(std::unique_ptr<Request> r)
 {
     const bg::sim::Tenant &t = sc_.tenants[r->tenant];
-    const bool write = r->type != nbd::kCmdRead;
-    // FLUSH and TRIM move no data: they cost what a zero-byte write costs.
-    r->desc_size = (r->type == nbd::kCmdRead || r->type == nbd::kCmdWrite) ? r->length : 0;
+    const bool write = is_write(r->type);
+    r->desc_size = desc_bytes(r->type, r->length, max_block_[r->tenant]);
     r->segment = static_cast<std::uint16_t>(seg_base_[r->tenant] + (r->offset / seg_bytes_[r->tenant]) % t.wl.segments);
     r->true_cpu = bg::sim::true_cpu_ns(sc_.dpu, t, r->desc_size, write);
     generated_++;
     in_flight_++;
+    if (stop_.load()) {  // the workers are gone: answer now, counted, rather than strand it
+        finish(r.release(), nbd::kEshutdown);
+        return;
+    }
     std::unique_lock<std::mutex> g(dev_mu_);
     tag_cv_.wait(g, [&] { return !free_tags_.empty() || stop_.load(); });
     if (free_tags_.empty()) {  // stopping
@@ -227,7 +265,7 @@ std::size_t Engine::offer_locked(std::vector<Request *> &rs, bool from_window, s
         d.tenant = r->tenant;
         d.queue = r->queue;
         d.product = static_cast<std::uint8_t>(sc_.tenants[r->tenant].product);
-        d.write = r->type != nbd::kCmdRead;
+        d.write = is_write(r->type);
         d.size = r->desc_size;
         d.segment = r->segment;
         descs_.push_back(d);
@@ -271,7 +309,7 @@ std::size_t Engine::offer_locked(std::vector<Request *> &rs, bool from_window, s
             it.size = r->desc_size;
             it.vq = r->vq;
             it.egress = r->egress;
-            it.write = r->type != nbd::kCmdRead;
+            it.write = is_write(r->type);
             in_sa_[r->tag] = r;
             sa_->admit(r->admit_ns, r->tag, it, true);
         }
@@ -484,12 +522,29 @@ void Engine::work(Request &r)
         break;
     case nbd::kCmdFlush: e = s.flush(); break;
     case nbd::kCmdTrim: e = s.trim(r.offset, r.length); break;
+    case nbd::kCmdWriteZeroes:
+        e = s.zero(r.offset, r.length, !(r.flags & nbd::kCmdFlagNoHole), r.flags & nbd::kCmdFlagFastZero);
+        if (!e && (r.flags & nbd::kCmdFlagFua))
+            e = s.flush();
+        break;
+    case nbd::kCmdCache: e = s.cache(r.offset, r.length); break;
+    case nbd::kCmdBlockStatus: {
+        Store::Extents ex;
+        e = s.extents(r.offset, r.length, (r.flags & nbd::kCmdFlagReqOne) ? 1 : kMaxExtents, ex);
+        r.data.clear();
+        for (const auto &[len, flags] : ex) {
+            nbd::put32(r.data, len);
+            nbd::put32(r.data, flags);
+        }
+        break;
+    }
     default: e = EINVAL; break;
     }
     r.backend_ns = ns(Clock::now() - b0);
     r.error = nbd::kOk;
     if (e)
-        r.error = e == ENOSPC ? nbd::kEnospc : e == ENOMEM ? nbd::kEnomem : e == EOPNOTSUPP ? nbd::kEnotsup : nbd::kEio;
+        r.error = e == ENOSPC ? nbd::kEnospc : e == ENOMEM ? nbd::kEnomem : e == EOPNOTSUPP ? nbd::kEnotsup
+                : e == EINVAL ? nbd::kEinval : nbd::kEio;
 }
 
 void Engine::finish(Request *r, std::uint32_t error)

@@ -1,5 +1,5 @@
 // The gateway's storage agent on the real clock: every NBD request becomes one descriptor to a
-// bg::Device (model, verilator or xrt: DESIGN.md contract 3); a deferred one waits in a FIFO and
+// bg::Device (model, verilator or xrt: docs/design.md contract 3); a deferred one waits in a FIFO and
 // is offered again right after the next window's COMMIT, in deferral order, until admitted
 // (never failed); an admitted one enters the SA thread the load balancer chose. The
 // firmware window loop (bg_fw_window over device->hal()) runs every window_us on steady_clock.
@@ -45,8 +45,9 @@ namespace bg::gw {
 
 using Clock = std::chrono::steady_clock;
 
-// One NBD request in flight. `reply` sends the simple reply (header, then `data` for a
-// successful READ) to the connection it came from; it is called by an SA worker.
+// One NBD request in flight. `reply` hands the result (`data`: a READ's bytes, BLOCK_STATUS's
+// encoded extents) to the connection it came from, which queues it: called by a backend
+// thread, it never waits for a client.
 struct Request {
     std::uint16_t type = 0, flags = 0;
     std::uint64_t cookie = 0, offset = 0;
@@ -55,7 +56,7 @@ struct Request {
     std::uint8_t queue = 0;
     std::uint16_t vq = 0;  // the tenant's vCPU queue (one per connection, wrapped): the SA's round-robin turn
     std::vector<std::uint8_t> data;
-    std::function<void(const Request &, std::uint32_t error)> reply;
+    std::function<void(Request &, std::uint32_t error)> reply;
     // Filled by the engine.
     Clock::time_point arrival, admit;
     std::uint16_t tag = 0, segment = 0;
@@ -95,7 +96,8 @@ public:
     std::uint8_t ingress_queue(std::size_t t, std::uint32_t k) const;
     std::uint16_t vcpu_queue(std::size_t t, std::uint32_t k) const;
 
-    // Schedules one valid READ/WRITE/FLUSH/TRIM. Blocks while all 2^16 tags are in flight.
+    // Schedules one valid command. Blocks while all 2^16 tags are in flight. Once stopped,
+    // answers it at once with ESHUTDOWN.
     void submit(std::unique_ptr<Request> r);
 
     std::string live_json();          // the last second and the run so far, one line

@@ -1,15 +1,19 @@
 // burstgate-gateway: tenants' virtual disks over NBD, every I/O costed, admitted and dispatched
 // by a burstgate engine with the firmware's window loop on the real clock. docs/gateway.md.
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -30,17 +34,25 @@ const char *const kUsage =
     "         [--engine model|verilator|xrt] [--scheduler bios|wild|base|dualbucket] [--seed N]\n"
     "         [--data-dir DIR] [--export-size SIZE] [--control PATH] [--out REPORT.json]\n"
     "         [--live] [--no-pace] [--realtime] [--allow-remote] [--max-conns N] [--verbose]\n"
-    "         [--profile HOST.yaml]\n"
+    "         [--handshake-slots N] [--handshake-timeout MS] [--tenant-buffer SIZE] [--buffer SIZE]\n"
+    "         [--min-reply-rate SIZE] [--reply-grace MS] [--profile HOST.yaml]\n"
     "One NBD export per tenant of the scenario, named after it; see docs/gateway.md.\n"
     "  --data-dir DIR      back each export by DIR/<tenant>.img (sparse); default: memory\n"
     "  --export-size SIZE  bytes of every export, with k/m/g/t suffixes (default 1g)\n"
     "  --control PATH      a Unix socket answering every connection with the live JSON\n"
-    "  --out FILE          the final report (DESIGN.md contract 4) on SIGINT/SIGTERM; default stdout\n"
+    "  --out FILE          the final report (docs/design.md contract 4) on SIGINT/SIGTERM; default stdout\n"
     "  --live              the per-second table on stderr even when it is not a terminal\n"
     "  --no-pace           SA workers do not take the scenario's CPU time and software limit\n"
     "  --realtime          window loop and SA stages at SCHED_FIFO 10 (needs CAP_SYS_NICE)\n"
     "  --profile HOST.yaml this host's measured SA threads, CPU costs and bandwidth (make calibrate)\n"
     "  --allow-remote      --tcp on an address other than loopback\n"
+    "  --max-conns N       connections per tenant unless its scenario entry sets max_conns (16)\n"
+    "  --handshake-slots N connections in the handshake at once, all clients (16)\n"
+    "  --handshake-timeout MS  from accept to GO (5000)\n"
+    "  --tenant-buffer SIZE    bytes held for one tenant's payloads and replies (64m)\n"
+    "  --buffer SIZE       bytes held for all tenants (default: tenants x --tenant-buffer)\n"
+    "  --min-reply-rate SIZE   per second a client must read its replies at (1m) ...\n"
+    "  --reply-grace MS    ... after this much time per reply (1000), or it is cut\n"
     "SIGUSR1 writes the live JSON to stderr.\n";
 
 using bg::cli::UsageError;
@@ -66,17 +78,71 @@ std::uint64_t parse_bytes(const std::string &s, const char *opt)
     return v * mul;
 }
 
-int listen_unix(const std::string &path)
+// Another process owns something this gateway would take: one line naming it, exit 2.
+struct OwnedElsewhere : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// The data directory is this process's while it lives: an advisory lock on DIR/.burstgate.lock
+// (released by the kernel when the process dies, however it dies), holding the owner's pid.
+int lock_data_dir(const std::string &dir)
+{
+    const std::string path = dir + "/.burstgate.lock";
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0)
+        throw std::runtime_error("--data-dir: " + path + ": " + std::strerror(errno));
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        char buf[32] = {};
+        const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+        ::close(fd);
+        std::string pid = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "unknown";
+        while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' '))
+            pid.pop_back();
+        throw OwnedElsewhere("--data-dir " + dir + " is locked by another gateway (pid " + pid + ")");
+    }
+    const std::string me = std::to_string(::getpid()) + "\n";
+    if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, me.data(), me.size(), 0) != static_cast<ssize_t>(me.size()))
+        throw std::runtime_error("--data-dir: " + path + ": " + std::strerror(errno));
+    return fd;  // kept open (and locked) until exit
+}
+
+sockaddr_un unix_address(const std::string &path)
 {
     sockaddr_un a{};
     if (path.size() >= sizeof a.sun_path)
         throw UsageError("--unix: path longer than " + std::to_string(sizeof a.sun_path - 1) + " bytes: " + path);
     a.sun_family = AF_UNIX;
     std::memcpy(a.sun_path, path.c_str(), path.size() + 1);
-    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    return a;
+}
+
+// True when `path` is a socket file nobody answers on (stale: to be replaced); throws when a
+// live process serves it -- it is not ours to take.
+bool stale_socket(const std::string &path)
+{
+    sockaddr_un a = unix_address(path);
     struct stat st {};
-    if (::lstat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode))
-        ::unlink(path.c_str());  // a stale socket of an earlier run; never any other file
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode))
+        return false;
+    const int probe = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (::connect(probe, reinterpret_cast<sockaddr *>(&a), sizeof a) == 0) {
+        ucred cr{};
+        socklen_t n = sizeof cr;
+        const bool known = ::getsockopt(probe, SOL_SOCKET, SO_PEERCRED, &cr, &n) == 0;
+        ::close(probe);
+        throw OwnedElsewhere("--unix " + path + " is served by a live process (pid " +
+                             (known ? std::to_string(cr.pid) : std::string("unknown")) + ")");
+    }
+    ::close(probe);
+    return true;
+}
+
+int listen_unix(const std::string &path)
+{
+    sockaddr_un a = unix_address(path);
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (stale_socket(path))
+        ::unlink(path.c_str());  // never any other kind of file
     const mode_t old = ::umask(0077);  // only this user connects
     const int rc = ::bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a);
     ::umask(old);
@@ -148,7 +214,8 @@ int main(int argc, char **argv)
     std::string profile;  // --profile: this host's measured SA (make calibrate)
     std::uint64_t export_size = 1ull << 30, seed = 0;
     bool have_seed = false, live = ::isatty(2) != 0, pace = true, allow_remote = false, verbose = false, realtime = false;
-    unsigned max_conns = 64;
+    unsigned max_conns = 16;
+    bg::gw::ServerOptions so;
     try {
         bg::cli::ArgReader args(argc, argv);
         while (args.next()) {
@@ -172,6 +239,12 @@ int main(int argc, char **argv)
             else if (a == "--verbose") verbose = true;
             else if (a == "--profile") profile = args.value();
             else if (a == "--max-conns") max_conns = static_cast<unsigned>(args.integer(1, 4096));
+            else if (a == "--handshake-slots") so.handshake_slots = static_cast<unsigned>(args.integer(1, 4096));
+            else if (a == "--handshake-timeout") so.handshake_timeout_ms = static_cast<unsigned>(args.integer(10, 600000));
+            else if (a == "--tenant-buffer") so.tenant_buffer = parse_bytes(args.value(), "--tenant-buffer");
+            else if (a == "--buffer") so.global_buffer = parse_bytes(args.value(), "--buffer");
+            else if (a == "--min-reply-rate") so.min_reply_bytes_per_s = parse_bytes(args.value(), "--min-reply-rate");
+            else if (a == "--reply-grace") so.reply_grace_ms = static_cast<unsigned>(args.integer(10, 600000));
             else if (a == "-h" || a == "--help") {
                 std::fputs(kUsage, stdout);
                 return 0;
@@ -182,12 +255,20 @@ int main(int argc, char **argv)
             throw UsageError("--config SCENARIO.yaml is required");
         if (unix_path.empty() == tcp.empty())
             throw UsageError("exactly one of --unix PATH and --tcp ADDR:PORT");
+        if (so.tenant_buffer < (1u << 20) || (so.global_buffer && so.global_buffer < so.tenant_buffer))
+            throw UsageError("--tenant-buffer must be at least 1m, and --buffer at least --tenant-buffer");
     } catch (const UsageError &e) {
         std::fprintf(stderr, "burstgate-gateway: %s\n%s", e.what(), kUsage);
         return 2;
     }
 
     try {
+        // One owner, checked before anything else is said or opened: the data directory's lock
+        // (held from here to exit), then the socket path (checked again when it is bound).
+        const int dir_lock = data_dir.empty() ? -1 : lock_data_dir(data_dir);
+        (void)dir_lock;
+        if (!unix_path.empty())
+            stale_socket(unix_path);
         bg::sim::Scenario sc = bg::sim::load_scenario(config);
         if (!profile.empty())
             bg::sim::apply_profile(sc, profile);
@@ -198,9 +279,10 @@ int main(int argc, char **argv)
         eo.pace = pace;
         eo.realtime = realtime;
         std::vector<std::unique_ptr<bg::gw::Store>> stores;
-        bg::gw::ServerOptions so;
-        so.max_conns = max_conns;
         so.verbose = verbose;
+        // Payload buffers of 64 KiB and more are mmapped and go back to the kernel when freed, so
+        // what the budgets bound is what the process holds (no arena keeps freed payloads).
+        ::mallopt(M_MMAP_THRESHOLD, 64 << 10);
         for (const bg::sim::Tenant &t : sc.tenants) {
             if (!data_dir.empty() && (t.name.empty() || t.name.find('/') != std::string::npos || t.name[0] == '.'))
                 throw bg::sim::ScenarioError(sc.file + ":" + std::to_string(t.line) + ": tenants: name '" + t.name +
@@ -208,6 +290,7 @@ int main(int argc, char **argv)
             stores.push_back(data_dir.empty() ? bg::gw::open_memory_store(export_size)
                                               : bg::gw::open_file_store(data_dir + "/" + t.name + ".img", export_size));
             so.exports.push_back(t.name);
+            so.tenant_conns.push_back(t.max_conns ? t.max_conns : max_conns);
         }
         // Every thread started from here on inherits the mask: the signals arrive on the signalfd.
         sigset_t mask;
@@ -223,6 +306,10 @@ int main(int argc, char **argv)
         for (const std::string &w : eng.warnings())
             std::fprintf(stderr, "burstgate-gateway: warning: %s\n", w.c_str());
         const int lfd = unix_path.empty() ? listen_tcp(tcp, allow_remote) : listen_unix(unix_path);
+        for (std::size_t t = 0; t < sc.tenants.size(); t++)
+            if (eng.max_block(t) + 4096 > so.tenant_buffer)
+                throw UsageError("--tenant-buffer " + std::to_string(so.tenant_buffer) + " is below tenant " +
+                                 sc.tenants[t].name + "'s schedulable block (" + std::to_string(eng.max_block(t)) + " bytes)");
         const int cfd = control.empty() ? -1 : listen_unix(control);
         bg::gw::Server srv(eng, so);
         eng.start();
@@ -233,8 +320,10 @@ int main(int argc, char **argv)
         bool rt_warned = false;
         for (bool running = true; running;) {
             pollfd p[3] = {{sfd, POLLIN, 0}, {lfd, POLLIN, 0}, {cfd, POLLIN, 0}};
+            // At least every 100 ms: the handshake deadlines are enforced here.
             const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_live - bg::gw::Clock::now());
-            const int n = ::poll(p, cfd >= 0 ? 3 : 2, static_cast<int>(std::max<long long>(0, wait.count())));
+            const int n = ::poll(p, cfd >= 0 ? 3 : 2, static_cast<int>(std::clamp<long long>(wait.count(), 0, 100)));
+            srv.tick();
             if (n < 0 && errno != EINTR)
                 throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
             if (eng.realtime_failed() && !rt_warned) {
@@ -245,7 +334,6 @@ int main(int argc, char **argv)
                 next_live += std::chrono::seconds(1);
                 if (live)
                     write_all(2, eng.live_table());
-                srv.reap();
             }
             if (n <= 0)
                 continue;
@@ -279,9 +367,11 @@ int main(int argc, char **argv)
             ::close(cfd);
             ::unlink(control.c_str());
         }
-        srv.stop_reading();
+        // Readers stop first, so no request reaches the engine after it stops: every request
+        // read is answered (in_flight in the report is what clients were never answered).
+        srv.stop_reading(std::chrono::milliseconds(2000));
         eng.stop(std::chrono::milliseconds(2000));
-        srv.close_all();
+        srv.close_all(std::chrono::milliseconds(2000));
         const std::string report = eng.report_json();
         if (out.empty()) {
             std::fputs(report.c_str(), stdout);
@@ -294,6 +384,9 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "burstgate-gateway: stopped; %llu protocol errors refused\n",
                      static_cast<unsigned long long>(srv.protocol_errors()));
         return 0;
+    } catch (const OwnedElsewhere &e) {
+        std::fprintf(stderr, "burstgate-gateway: %s\n", e.what());
+        return 2;
     } catch (const bg::sim::ScenarioError &e) {
         std::fprintf(stderr, "burstgate-gateway: %s\n", e.what());
         return 2;

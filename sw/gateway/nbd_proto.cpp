@@ -37,7 +37,8 @@ Request parse_request(const std::uint8_t (&raw)[kRequestBytes])
     return r;
 }
 
-Check check_request(const Request &r, std::uint64_t export_size, std::uint32_t max_block, std::uint32_t max_payload)
+Check check_request(const Request &r, std::uint64_t export_size, std::uint32_t max_block, std::uint32_t max_payload,
+                    const Session &s)
 {
     if (r.magic != kRequestMagic)
         return {Verdict::kClose, kEinval, "bad request magic"};
@@ -48,28 +49,45 @@ Check check_request(const Request &r, std::uint64_t export_size, std::uint32_t m
             return Check{Verdict::kClose, err, why};
         return Check{Verdict::kReplyError, err, why};
     };
-    if ((r.flags & ~kCmdFlagFua) != 0)
-        return fail(kEinval, "unknown command flag");
+    // The flags each command may carry (DF is not advertised: every READ is one chunk anyway).
+    std::uint16_t allowed = 0;
     switch (r.type) {
     case kCmdDisc:
         return {Verdict::kDisconnect, kOk, ""};
-    case kCmdFlush:
-        if (r.offset != 0 || r.length != 0)
-            return fail(kEinval, "FLUSH with an offset or a length");
-        return {};
-    case kCmdRead:
+    case kCmdRead: allowed = kCmdFlagFua; break;  // FUA on a read: harmless, libnbd may pass it
     case kCmdWrite:
-    case kCmdTrim:
+    case kCmdTrim: allowed = kCmdFlagFua; break;
+    case kCmdFlush:
+    case kCmdCache: allowed = 0; break;
+    case kCmdWriteZeroes: allowed = kCmdFlagFua | kCmdFlagNoHole | kCmdFlagFastZero; break;
+    case kCmdBlockStatus:
+        if (!s.block_status)
+            return {Verdict::kReplyError, kEinval, "BLOCK_STATUS without a base:allocation meta context"};
+        allowed = kCmdFlagReqOne;
         break;
     default:
         return {Verdict::kReplyError, kEinval, "unknown command"};
     }
+    if ((r.flags & ~allowed) != 0)
+        return fail(kEinval, "command flag not valid for this command");
+    if (r.type == kCmdFlush) {
+        if (r.offset != 0 || r.length != 0)
+            return fail(kEinval, "FLUSH with an offset or a length");
+        return {};
+    }
     if (r.length == 0)
         return fail(kEinval, "zero length");
-    if (r.type != kCmdTrim && r.length > max_block)
-        return fail(kEinval, "length above the export's maximum block size");
+    // READ/WRITE move their length as payload; TRIM, WRITE_ZEROES, CACHE and BLOCK_STATUS only
+    // name a range (the protocol lets those exceed the maximum payload).
+    if ((r.type == kCmdRead || write) && r.length > max_block)
+        return fail(s.structured && r.type == kCmdRead ? kEoverflow : kEinval,
+                    "length above the export's maximum payload (NBD_INFO_BLOCK_SIZE)");
+    // Zeroes that must be written (NO_HOLE, not FAST_ZERO) cost what a WRITE of the range costs:
+    // above the maximum payload that is more than the protocol asks a server to take at once.
+    if (r.type == kCmdWriteZeroes && (r.flags & kCmdFlagNoHole) && !(r.flags & kCmdFlagFastZero) && r.length > max_block)
+        return {Verdict::kReplyError, kEoverflow, "WRITE_ZEROES with NO_HOLE above the maximum payload: split it"};
     if (r.offset > export_size || r.length > export_size - r.offset)
-        return fail(write ? kEnospc : kEinval, "past the end of the export");
+        return fail(write || r.type == kCmdWriteZeroes ? kEnospc : kEinval, "past the end of the export");
     return {};
 }
 
@@ -93,6 +111,64 @@ std::vector<std::uint8_t> simple_reply_header(std::uint32_t error, std::uint64_t
     put32(b, error);
     put64(b, cookie);
     return b;
+}
+
+std::vector<std::uint8_t> chunk_header(std::uint16_t flags, std::uint16_t type, std::uint64_t cookie, std::uint32_t length)
+{
+    std::vector<std::uint8_t> b;
+    b.reserve(20);
+    put32(b, kStructuredReplyMagic);
+    put16(b, flags);
+    put16(b, type);
+    put64(b, cookie);
+    put32(b, length);
+    return b;
+}
+
+std::vector<std::uint8_t> error_chunk(std::uint64_t cookie, std::uint32_t error, const std::string &why)
+{
+    const std::string msg = why.substr(0, 1024);
+    std::vector<std::uint8_t> b = chunk_header(kReplyFlagDone, kReplyError, cookie, static_cast<std::uint32_t>(6 + msg.size()));
+    put32(b, error);
+    put16(b, static_cast<std::uint16_t>(msg.size()));
+    b.insert(b.end(), msg.begin(), msg.end());
+    return b;
+}
+
+std::vector<std::uint8_t> option_error(std::uint32_t option, std::uint32_t type, const std::string &why)
+{
+    return option_reply(option, type, std::vector<std::uint8_t>(why.begin(), why.end()));
+}
+
+bool parse_meta(const std::vector<std::uint8_t> &data, std::string &name, std::vector<std::string> &queries)
+{
+    std::size_t p = 0;
+    auto u32 = [&](std::uint32_t &v) {
+        if (data.size() - p < 4)
+            return false;
+        v = get32(data.data() + p);
+        p += 4;
+        return true;
+    };
+    auto str = [&](std::string &out) {
+        std::uint32_t n = 0;
+        if (!u32(n) || n > data.size() - p)
+            return false;
+        out.assign(reinterpret_cast<const char *>(data.data()) + p, n);
+        p += n;
+        return true;
+    };
+    std::uint32_t k = 0;
+    if (!str(name) || !u32(k))
+        return false;
+    queries.clear();
+    for (std::uint32_t i = 0; i < k; i++) {
+        std::string q;
+        if (!str(q))
+            return false;
+        queries.push_back(std::move(q));
+    }
+    return p == data.size();
 }
 
 bool parse_go(const std::vector<std::uint8_t> &data, std::string &name, std::vector<std::uint16_t> &infos)

@@ -1,6 +1,9 @@
 // NBD connections; see server.hpp and nbd_proto.hpp.
 #include "server.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -9,13 +12,70 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <deque>
+#include <map>
 
 #include "nbd_proto.hpp"
 
 namespace bg::gw {
 
-// A client socket. Closed when the last request holding it has been answered, so a worker
-// never writes to a descriptor number the kernel has handed to someone else.
+namespace {
+
+// What one request or reply costs beyond its data: the Request, the reply header, the queue.
+constexpr std::uint64_t kOverhead = 512;
+
+using Bytes = std::vector<std::uint8_t>;
+
+// The peer a connection comes from: the process (Unix socket) or the address (TCP).
+std::string peer_of(int fd)
+{
+    ucred cr{};
+    socklen_t n = sizeof cr;
+    if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &n) == 0 && cr.pid > 0)
+        return "pid " + std::to_string(cr.pid);
+    sockaddr_storage ss{};
+    socklen_t len = sizeof ss;
+    char buf[INET6_ADDRSTRLEN] = "?";
+    if (::getpeername(fd, reinterpret_cast<sockaddr *>(&ss), &len) == 0) {
+        if (ss.ss_family == AF_INET)
+            ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in *>(&ss)->sin_addr, buf, sizeof buf);
+        else if (ss.ss_family == AF_INET6)
+            ::inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6 *>(&ss)->sin6_addr, buf, sizeof buf);
+    }
+    return buf;
+}
+
+const char *error_text(std::uint32_t e)
+{
+    switch (e) {
+    case nbd::kEio: return "I/O error on the export's backing store";
+    case nbd::kEnospc: return "no space left on the export's backing store";
+    case nbd::kEnomem: return "out of memory";
+    case nbd::kEnotsup: return "not supported here quickly (FAST_ZERO)";
+    case nbd::kEshutdown: return "the gateway is shutting down";
+    case nbd::kEinval: return "invalid argument";
+    default: return "error";
+    }
+}
+
+}  // namespace
+
+// One reply on its way to the client: bytes to send, and the budget they hold until sent.
+struct Out {
+    Bytes head;
+    std::vector<Bytes> body;
+    Charge charge;
+    std::uint64_t size() const
+    {
+        std::uint64_t n = head.size();
+        for (const Bytes &b : body)
+            n += b.size();
+        return n;
+    }
+};
+
+// A client socket. Closed when the last thread holding it lets go, so nothing ever writes to a
+// descriptor number the kernel has handed to someone else.
 class Conn {
 public:
     Conn(int fd, std::uint64_t id) : fd_(fd), id_(id) {}
@@ -23,6 +83,7 @@ public:
     int fd() const { return fd_; }
     std::uint64_t id() const { return id_; }
     std::string export_name;
+    nbd::Session session;
 
     // Exactly n bytes, or false (EOF, error, or the connection was cut).
     bool read_all(void *buf, std::size_t n)
@@ -49,75 +110,199 @@ public:
         }
         return true;
     }
-    // Writers serialise here: a reply's header and data go out back to back.
-    bool send_all(const void *a, std::size_t na, const void *b = nullptr, std::size_t nb = 0)
+    // Handshake only (the connection's own thread; SO_SNDTIMEO and the handshake deadline bound it).
+    bool send(const Bytes &v)
     {
-        std::lock_guard<std::mutex> g(wmu_);
-        return send_locked(a, na) && (nb == 0 || send_locked(b, nb));
-    }
-    bool send(const std::vector<std::uint8_t> &v) { return send_all(v.data(), v.size()); }
-
-    // Requests of this connection not yet answered. The reader stops reading at the cap, so
-    // one client can neither take every tag of the engine from the other tenants nor make the
-    // gateway buffer an unbounded number of WRITE payloads (TCP/socket flow control does the rest).
-    void begin_request()
-    {
-        std::unique_lock<std::mutex> g(imu_);
-        icv_.wait(g, [&] { return inflight_ < kMaxInflight || cut_; });
-        inflight_++;
-    }
-    void end_request()
-    {
-        {
-            std::lock_guard<std::mutex> g(imu_);
-            inflight_--;
-        }
-        icv_.notify_all();
-    }
-    static constexpr unsigned kMaxInflight = 512;
-    // Stops the connection both ways and wakes a reader waiting for a slot.
-    void cut()
-    {
-        ::shutdown(fd_, SHUT_RDWR);
-        {
-            std::lock_guard<std::mutex> g(imu_);
-            cut_ = true;
-        }
-        icv_.notify_all();
-    }
-
-private:
-    bool send_locked(const void *buf, std::size_t n)
-    {
-        if (broken_)
-            return false;
-        const auto *p = static_cast<const std::uint8_t *>(buf);
+        const std::uint8_t *p = v.data();
+        std::size_t n = v.size();
         while (n > 0) {
             const ssize_t r = ::send(fd_, p, n, MSG_NOSIGNAL);
             if (r < 0 && errno == EINTR)
                 continue;
-            if (r <= 0) {
-                // Gone, or not reading its replies for SO_SNDTIMEO: cut it, so a client that
-                // stops reading cannot hold an SA backend thread (and every tenant) hostage.
-                broken_ = true;
-                ::shutdown(fd_, SHUT_RDWR);
+            if (r <= 0)
                 return false;
-            }
             p += r, n -= static_cast<std::size_t>(r);
         }
         return true;
     }
+
+    // Requests of this connection not yet answered. The reader stops reading at the cap, so one
+    // client can neither take every tag of the engine nor queue replies without end.
+    static constexpr unsigned kMaxInflight = 512;
+    bool begin_request()
+    {
+        std::unique_lock<std::mutex> g(mu_);
+        cv_.wait(g, [&] { return inflight_ < kMaxInflight || cut_ || stop_; });
+        if (cut_ || stop_)
+            return false;
+        inflight_++;
+        return true;
+    }
+    // A reply is ready: queued for the writer (or dropped, the request done, if cut).
+    void enqueue(Out o)
+    {
+        std::unique_lock<std::mutex> g(mu_);
+        if (cut_) {
+            inflight_--;
+            g.unlock();
+            cv_.notify_all();
+            return;  // `o` gives its bytes back here
+        }
+        queue_.push_back(std::move(o));
+        g.unlock();
+        cv_.notify_all();
+    }
+    void reader_done()
+    {
+        {
+            std::lock_guard<std::mutex> g(mu_);
+            reader_done_ = true;
+        }
+        cv_.notify_all();
+    }
+    // Stops the connection both ways; queued replies are dropped; waiters wake.
+    void cut()
+    {
+        ::shutdown(fd_, SHUT_RDWR);
+        std::deque<Out> drop;
+        {
+            std::lock_guard<std::mutex> g(mu_);
+            cut_ = true;
+            inflight_ -= static_cast<unsigned>(queue_.size());
+            drop.swap(queue_);
+        }
+        cv_.notify_all();
+    }
+    bool is_cut()
+    {
+        std::lock_guard<std::mutex> g(mu_);
+        return cut_;
+    }
+    // The reader stops at its next request boundary (the gateway is stopping).
+    void stop()
+    {
+        {
+            std::lock_guard<std::mutex> g(mu_);
+            stop_ = true;
+        }
+        ::shutdown(fd_, SHUT_RD);
+        cv_.notify_all();
+    }
+    bool stopping()
+    {
+        std::lock_guard<std::mutex> g(mu_);
+        return stop_ || cut_;
+    }
+    // True once every request read has been answered (or dropped) and the reader is done.
+    bool drained()
+    {
+        std::lock_guard<std::mutex> g(mu_);
+        return cut_ || (reader_done_ && inflight_ == 0);
+    }
+
+    // The writer thread: sends queued replies in order; a reply the client does not take within
+    // grace + size / rate of reaching the head of the queue cuts the connection. Returns the
+    // reason it stopped (empty when the connection simply finished).
+    std::string write_loop(std::uint64_t rate, std::chrono::milliseconds grace)
+    {
+        for (;;) {
+            Out o;
+            {
+                std::unique_lock<std::mutex> g(mu_);
+                cv_.wait(g, [&] { return cut_ || !queue_.empty() || (reader_done_ && inflight_ == 0); });
+                if (cut_ || queue_.empty())
+                    return "";
+                o = std::move(queue_.front());
+                queue_.pop_front();
+            }
+            const std::uint64_t bytes = o.size();
+            const auto head = Clock::now();
+            const auto deadline = head + grace + std::chrono::nanoseconds(bytes * 1'000'000'000ull / rate);
+            const bool ok = send_by(o.head, deadline) && [&] {
+                for (const Bytes &b : o.body)
+                    if (!send_by(b, deadline))
+                        return false;
+                return true;
+            }();
+            {
+                std::lock_guard<std::mutex> g(mu_);
+                inflight_--;
+            }
+            cv_.notify_all();
+            if (!ok) {
+                const bool late = send_errno_ == EAGAIN || send_errno_ == EWOULDBLOCK;  // the deadline passed
+                cut();
+                const double waited = std::chrono::duration<double>(Clock::now() - head).count();
+                char ms[32];
+                std::snprintf(ms, sizeof ms, "%.0f", waited * 1e3);
+                return late ? "client took less than the minimum reply rate: a reply of " + std::to_string(bytes) +
+                                  " bytes not read " + ms + " ms after reaching the head of the queue; cut"
+                            : std::string("reply not sent: ") + std::strerror(send_errno_) + "; closed";
+            }
+        }
+    }
+
+private:
+    bool send_by(const Bytes &v, Clock::time_point deadline)
+    {
+        const std::uint8_t *p = v.data();
+        std::size_t n = v.size();
+        while (n > 0) {
+            const ssize_t r = ::send(fd_, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+            if (r > 0) {
+                p += r, n -= static_cast<std::size_t>(r);
+                continue;
+            }
+            if (r < 0 && errno == EINTR)
+                continue;
+            send_errno_ = r < 0 ? errno : EPIPE;
+            if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+                const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+                if (left <= 0)
+                    return false;
+                pollfd pf{fd_, POLLOUT, 0};
+                ::poll(&pf, 1, static_cast<int>(std::min<long long>(left, 100)));
+                if (is_cut())
+                    return false;
+                continue;
+            }
+            return false;
+        }
+        return true;
+    }
+
     int fd_;
     std::uint64_t id_;
-    std::mutex wmu_;
-    bool broken_ = false;
-    std::mutex imu_;
-    std::condition_variable icv_;
+    std::mutex mu_;
+    std::condition_variable cv_;
+    std::deque<Out> queue_;
     unsigned inflight_ = 0;
-    bool cut_ = false;
+    bool cut_ = false, stop_ = false, reader_done_ = false;
+    int send_errno_ = 0;
 };
 
+Server::Server(Engine &engine, ServerOptions opt) : eng_(engine), opt_(std::move(opt))
+{
+    const std::size_t n = opt_.exports.size();
+    opt_.tenant_conns.resize(n, 16);
+    established_.assign(n, 0);
+    conn_seq_.assign(n, 0);
+    for (std::size_t t = 0; t < n; t++)
+        tenant_budget_.push_back(std::make_unique<Budget>(opt_.tenant_buffer));
+    global_.set_limit(opt_.global_buffer ? opt_.global_buffer : opt_.tenant_buffer * n);
+}
+
 Server::~Server() { close_all(); }
+
+// The largest READ/WRITE payload served (split into schedulable blocks): the protocol's 32 MiB,
+// or half the tenant's budget when that is less, so one such request always fits in it.
+std::uint32_t Server::max_payload(std::size_t) const
+{
+    std::uint64_t m = nbd::kMaxPayload;
+    while (m > 4096 && m > opt_.tenant_buffer / 2)
+        m /= 2;
+    return static_cast<std::uint32_t>(m);
+}
 
 void Server::note(const Conn &c, const std::string &what)
 {
@@ -126,18 +311,72 @@ void Server::note(const Conn &c, const std::string &what)
                      c.export_name.empty() ? "" : " export ", c.export_name.c_str(), what.c_str());
 }
 
+void Server::evict_locked(Client &c, const char *why)
+{
+    c.evicted = true;
+    if (c.conn) {
+        note(*c.conn, std::string(why) + " (" + c.peer + "): cut");
+        c.conn->cut();
+    }
+    errors_++;
+}
+
 void Server::accept(int fd)
 {
     reap();
+    const std::string peer = peer_of(fd);
     std::lock_guard<std::mutex> g(mu_);
-    if (clients_.size() >= opt_.max_conns) {
+    if (stopping_) {
+        ::close(fd);
+        return;
+    }
+    // The handshake pool is full: the peer holding the most handshakes loses its oldest, so a
+    // flood from one source makes room for everyone else instead of refusing them.
+    std::map<std::string, std::pair<unsigned, Client *>> by_peer;
+    unsigned shaking = 0;
+    for (Client &c : clients_)
+        if (c.handshaking && !c.evicted) {
+            shaking++;
+            auto &[count, oldest] = by_peer[c.peer];
+            count++;
+            if (!oldest || c.since < oldest->since)
+                oldest = &c;
+        }
+    if (shaking >= opt_.handshake_slots) {
+        Client *victim = nullptr;
+        unsigned most = 0;
+        for (auto &[p, v] : by_peer)
+            if (v.first > most || (v.first == most && v.second->since < victim->since))
+                most = v.first, victim = v.second;
+        if (victim)
+            evict_locked(*victim, "handshake pool full, oldest handshake of the peer holding the most");
+    }
+    // A backstop no fair use reaches: the pool, every tenant's limit, and the evicted on their way out.
+    std::size_t cap = 2 * opt_.handshake_slots;
+    for (unsigned k : opt_.tenant_conns)
+        cap += k;
+    if (clients_.size() >= cap) {
         ::close(fd);
         errors_++;
         return;
     }
     Client &c = clients_.emplace_back();
     c.conn = std::make_shared<Conn>(fd, next_id_++);
+    c.peer = peer;
+    c.since = Clock::now();
     c.th = std::thread([this, &c] { run(c); });
+}
+
+void Server::tick()
+{
+    {
+        std::lock_guard<std::mutex> g(mu_);
+        const auto now = Clock::now();
+        for (Client &c : clients_)
+            if (c.handshaking && !c.evicted && now - c.since > std::chrono::milliseconds(opt_.handshake_timeout_ms))
+                evict_locked(c, "handshake not finished within its deadline");
+    }
+    reap();
 }
 
 void Server::reap()
@@ -156,19 +395,46 @@ void Server::reap()
         c.th.join();
 }
 
-void Server::stop_reading()
+void Server::stop_reading(std::chrono::milliseconds wait)
 {
-    std::lock_guard<std::mutex> g(mu_);
-    for (Client &c : clients_)
-        if (c.conn)
-            ::shutdown(c.conn->fd(), SHUT_RD);
+    {
+        std::lock_guard<std::mutex> g(mu_);
+        stopping_ = true;
+        for (Client &c : clients_)
+            if (c.conn) {
+                if (c.handshaking)
+                    c.conn->cut();
+                else
+                    c.conn->stop();
+            }
+    }
+    for (auto &b : tenant_budget_)
+        b->wake();
+    global_.wake();
+    const auto until = Clock::now() + wait;
+    while (readers_.load() > 0 && Clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
 }
 
-void Server::close_all()
+void Server::close_all(std::chrono::milliseconds wait)
 {
+    const auto until = Clock::now() + wait;
+    for (;;) {
+        bool all = true;
+        {
+            std::lock_guard<std::mutex> g(mu_);
+            for (Client &c : clients_)
+                if (c.conn && !c.done.load() && !c.conn->drained())
+                    all = false;
+        }
+        if (all || Clock::now() >= until)
+            break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
     std::list<Client> all;
     {
         std::lock_guard<std::mutex> g(mu_);
+        stopping_ = true;
         for (Client &c : clients_)
             if (c.conn)
                 c.conn->cut();
@@ -181,14 +447,14 @@ void Server::close_all()
 void Server::run(Client &c)
 {
     std::shared_ptr<Conn> conn = c.conn;
-    const int tenant = handshake(*conn);
+    const int tenant = handshake(c, *conn);
     if (tenant >= 0) {
         timeval none{};  // no receive timeout once the client is in transmission
         ::setsockopt(conn->fd(), SOL_SOCKET, SO_RCVTIMEO, &none, sizeof none);
-        timeval send{};
-        send.tv_sec = opt_.send_timeout_s;
-        ::setsockopt(conn->fd(), SOL_SOCKET, SO_SNDTIMEO, &send, sizeof send);
-        transmission(conn, static_cast<std::size_t>(tenant));
+        const auto t = static_cast<std::size_t>(tenant);
+        transmission(conn, t);
+        std::lock_guard<std::mutex> g(mu_);
+        established_[t]--;
     }
     conn.reset();
     std::lock_guard<std::mutex> g(mu_);
@@ -196,14 +462,15 @@ void Server::run(Client &c)
     c.done = true;
 }
 
-int Server::handshake(Conn &c)
+int Server::handshake(Client &cl, Conn &c)
 {
     using namespace nbd;
-    // A client that stalls in the handshake is cut: it holds a thread.
+    // A stalled client is cut by tick() at its deadline; these bound each call meanwhile.
     timeval tv{};
-    tv.tv_sec = opt_.handshake_timeout_s;
+    tv.tv_sec = opt_.handshake_timeout_ms / 1000 + 1;
     ::setsockopt(c.fd(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    std::vector<std::uint8_t> hello;
+    ::setsockopt(c.fd(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    Bytes hello;
     put64(hello, kInitMagic);
     put64(hello, kOptMagic);
     put16(hello, kFlagFixedNewstyle | kFlagNoZeroes);
@@ -219,7 +486,30 @@ int Server::handshake(Conn &c)
         return -1;
     }
     const bool no_zeroes = client_flags & kFlagNoZeroes;
-    const std::uint16_t tflags = kHasFlags | kSendFlush | kSendFua | kSendTrim | kCanMultiConn;
+    const std::uint16_t tflags = kHasFlags | kSendFlush | kSendFua | kSendTrim | kSendWriteZeroes | kCanMultiConn |
+                                 kSendCache | kSendFastZero;
+    auto find = [&](const std::string &name) -> int {
+        for (std::size_t i = 0; i < opt_.exports.size(); i++)
+            if (opt_.exports[i] == name)
+                return static_cast<int>(i);
+        return -1;
+    };
+    // Takes a connection slot of tenant t and leaves the handshake pool; or the reason it cannot.
+    auto admit = [&](int t) -> std::string {
+        std::lock_guard<std::mutex> g(mu_);
+        if (stopping_)
+            return "the gateway is shutting down";
+        if (cl.evicted)
+            return "handshake evicted";
+        const auto k = static_cast<std::size_t>(t);
+        if (established_[k] >= opt_.tenant_conns[k])
+            return "export '" + opt_.exports[k] + "' has " + std::to_string(established_[k]) +
+                   " connections, its tenant's limit (tenants[].max_conns / --max-conns); close one first";
+        established_[k]++;
+        cl.handshaking = false;
+        return "";
+    };
+    std::string meta_export;  // the export base:allocation was selected for, if any
     for (;;) {
         std::uint8_t oh[16];
         if (!c.read_all(oh, sizeof oh))
@@ -231,15 +521,9 @@ int Server::handshake(Conn &c)
             note(c, magic != kOptMagic ? "bad option magic: closed" : "option of " + std::to_string(len) + " bytes: closed");
             return -1;
         }
-        std::vector<std::uint8_t> data(len);
+        Bytes data(len);
         if (len && !c.read_all(data.data(), len))
             return -1;
-        auto find = [&](const std::string &name) -> int {
-            for (std::size_t i = 0; i < opt_.exports.size(); i++)
-                if (opt_.exports[i] == name)
-                    return static_cast<int>(i);
-            return -1;
-        };
         switch (opt) {
         case kOptExportName: {
             const int t = find(std::string(data.begin(), data.end()));
@@ -248,13 +532,24 @@ int Server::handshake(Conn &c)
                 note(c, "EXPORT_NAME of an unknown export: closed");
                 return -1;
             }
-            std::vector<std::uint8_t> r;
+            if (const std::string why = admit(t); !why.empty()) {
+                errors_++;
+                note(c, "EXPORT_NAME refused: " + why + ": closed");
+                return -1;
+            }
+            Bytes r;
             put64(r, eng_.store(static_cast<std::size_t>(t)).size());
             put16(r, tflags);
             if (!no_zeroes)
                 r.resize(r.size() + 124, 0);
             c.export_name = opt_.exports[static_cast<std::size_t>(t)];
-            return c.send(r) ? t : -1;
+            c.session.block_status = false;  // no SET_META_CONTEXT can name this export first
+            if (!c.send(r)) {
+                std::lock_guard<std::mutex> g(mu_);
+                established_[static_cast<std::size_t>(t)]--;
+                return -1;
+            }
+            return t;
         }
         case kOptGo:
         case kOptInfo: {
@@ -262,44 +557,59 @@ int Server::handshake(Conn &c)
             std::vector<std::uint16_t> infos;
             if (!parse_go(data, name, infos)) {
                 errors_++;
-                if (!c.send(option_reply(opt, kRepErrInvalid)))
+                if (!c.send(option_error(opt, kRepErrInvalid, "malformed GO/INFO payload")))
                     return -1;
                 continue;
             }
             const int t = find(name);
             if (t < 0) {
-                if (!c.send(option_reply(opt, kRepErrUnknown)))
+                if (!c.send(option_error(opt, kRepErrUnknown, "no export named '" + name + "'")))
                     return -1;
                 continue;
             }
-            std::vector<std::uint8_t> ex;
+            const auto k = static_cast<std::size_t>(t);
+            Bytes ex;
             put16(ex, kInfoExport);
-            put64(ex, eng_.store(static_cast<std::size_t>(t)).size());
+            put64(ex, eng_.store(k).size());
             put16(ex, tflags);
-            // Always sent: the maximum is what keeps every request admissible in one window.
-            std::vector<std::uint8_t> bs;
+            // Always sent: clients size their requests by the maximum.
+            Bytes bs;
             put16(bs, kInfoBlockSize);
             put32(bs, 1);
             put32(bs, 4096);
-            put32(bs, eng_.max_block(static_cast<std::size_t>(t)));
-            if (!c.send(option_reply(opt, kRepInfo, ex)) || !c.send(option_reply(opt, kRepInfo, bs)) ||
-                !c.send(option_reply(opt, kRepAck)))
+            put32(bs, max_payload(k));
+            if (!c.send(option_reply(opt, kRepInfo, ex)) || !c.send(option_reply(opt, kRepInfo, bs)))
                 return -1;
-            if (opt == kOptGo) {
-                c.export_name = name;
-                return t;
+            if (opt == kOptInfo) {
+                if (!c.send(option_reply(opt, kRepAck)))
+                    return -1;
+                continue;
             }
-            continue;
+            if (const std::string why = admit(t); !why.empty()) {
+                errors_++;
+                note(c, "GO refused: " + why);
+                if (!c.send(option_error(opt, kRepErrPolicy, why)))
+                    return -1;
+                continue;
+            }
+            if (!c.send(option_reply(opt, kRepAck))) {
+                std::lock_guard<std::mutex> g(mu_);
+                established_[k]--;
+                return -1;
+            }
+            c.export_name = name;
+            c.session.block_status = c.session.structured && meta_export == name;
+            return t;
         }
         case kOptList: {
             if (len != 0) {
                 errors_++;
-                if (!c.send(option_reply(opt, kRepErrInvalid)))
+                if (!c.send(option_error(opt, kRepErrInvalid, "LIST carries no data")))
                     return -1;
                 continue;
             }
             for (const std::string &name : opt_.exports) {
-                std::vector<std::uint8_t> d;
+                Bytes d;
                 put32(d, static_cast<std::uint32_t>(name.size()));
                 d.insert(d.end(), name.begin(), name.end());
                 if (!c.send(option_reply(opt, kRepServer, d)))
@@ -309,11 +619,65 @@ int Server::handshake(Conn &c)
                 return -1;
             continue;
         }
+        case kOptStructuredReply: {
+            if (len != 0) {
+                errors_++;
+                if (!c.send(option_error(opt, kRepErrInvalid, "STRUCTURED_REPLY carries no data")))
+                    return -1;
+                continue;
+            }
+            c.session.structured = true;
+            if (!c.send(option_reply(opt, kRepAck)))
+                return -1;
+            continue;
+        }
+        case kOptListMetaContext:
+        case kOptSetMetaContext: {
+            std::string name;
+            std::vector<std::string> queries;
+            if (opt == kOptSetMetaContext)
+                meta_export.clear();  // a SET replaces the selection, failed or not
+            if (!parse_meta(data, name, queries)) {
+                errors_++;
+                if (!c.send(option_error(opt, kRepErrInvalid, "malformed meta context payload")))
+                    return -1;
+                continue;
+            }
+            if (opt == kOptSetMetaContext && !c.session.structured) {
+                errors_++;
+                if (!c.send(option_error(opt, kRepErrInvalid, "SET_META_CONTEXT before STRUCTURED_REPLY")))
+                    return -1;
+                continue;
+            }
+            if (find(name) < 0) {
+                if (!c.send(option_error(opt, kRepErrUnknown, "no export named '" + name + "'")))
+                    return -1;
+                continue;
+            }
+            // base:allocation is the one context: LIST with no query or "base:" names it too.
+            bool match = false;
+            for (const std::string &q : queries)
+                match |= q == kBaseAllocation || (opt == kOptListMetaContext && q == "base:");
+            if (opt == kOptListMetaContext && queries.empty())
+                match = true;
+            if (match) {
+                Bytes d;
+                put32(d, kBaseAllocationId);
+                d.insert(d.end(), kBaseAllocation, kBaseAllocation + std::strlen(kBaseAllocation));
+                if (!c.send(option_reply(opt, kRepMetaContext, d)))
+                    return -1;
+                if (opt == kOptSetMetaContext)
+                    meta_export = name;
+            }
+            if (!c.send(option_reply(opt, kRepAck)))
+                return -1;
+            continue;
+        }
         case kOptAbort:
             c.send(option_reply(opt, kRepAck));
             return -1;
-        default:  // STARTTLS, STRUCTURED_REPLY, meta contexts, anything newer: not supported
-            if (!c.send(option_reply(opt, kRepErrUnsup)))
+        default:  // STARTTLS, extended headers, anything newer: not supported
+            if (!c.send(option_error(opt, kRepErrUnsup, "option " + std::to_string(opt) + " not supported")))
                 return -1;
             continue;
         }
@@ -326,76 +690,167 @@ void Server::transmission(const std::shared_ptr<Conn> &c, std::size_t tenant)
     std::uint32_t seq;
     {
         std::lock_guard<std::mutex> g(mu_);
-        if (conn_seq_.size() <= tenant)
-            conn_seq_.resize(tenant + 1, 0);
         seq = conn_seq_[tenant]++;
     }
+    readers_++;
     const std::uint8_t queue = eng_.ingress_queue(tenant, seq);
     const std::uint16_t vq = eng_.vcpu_queue(tenant, seq);
     const std::uint64_t size = eng_.store(tenant).size();
-    const std::uint32_t max_block = eng_.max_block(tenant);
+    const std::uint32_t chunk = eng_.max_block(tenant);  // what one window's grant can admit
+    const std::uint32_t max_payload = this->max_payload(tenant);
+    const bool structured = c->session.structured;
+    Budget &tb = *tenant_budget_[tenant];
+    auto give_up = [&] { return c->stopping(); };
+    const auto grace = std::chrono::milliseconds(opt_.reply_grace_ms);
+    std::thread writer([this, c, grace] {
+        const std::string why = c->write_loop(opt_.min_reply_bytes_per_s, grace);
+        if (!why.empty()) {
+            errors_++;
+            note(*c, why);
+        }
+    });
+    // An error answer: a structured error chunk (with the reason) when negotiated, else simple.
+    auto error_out = [&](std::uint64_t cookie, std::uint32_t err, const std::string &why, Charge ch) {
+        Out o;
+        o.head = structured ? error_chunk(cookie, err, why) : simple_reply_header(err, cookie);
+        o.charge = std::move(ch);
+        return o;
+    };
     for (;;) {
         std::uint8_t raw[kRequestBytes];
-        c->begin_request();  // a slot for the next request; released when it is answered
+        if (!c->begin_request())  // a slot for the next request; released when it is answered
+            break;
+        auto drop_slot = [&] { c->enqueue(Out{}); };  // no reply: gives the slot back (empty Out is not sent)
         if (!c->read_all(raw, sizeof raw)) {
-            c->end_request();
-            note(*c, "closed by the client");
-            return;
-        }
-        const nbd::Request hdr = parse_request(raw);
-        const Check chk = check_request(hdr, size, max_block, max_block);
-        switch (chk.verdict) {
-        case Verdict::kClose:
-            c->end_request();
-            errors_++;
-            note(*c, std::string(chk.why) + ": closed");
-            if (hdr.magic == kRequestMagic)
-                c->send(simple_reply_header(chk.error, hdr.cookie));
-            return;
-        case Verdict::kDisconnect:
-            c->end_request();
-            note(*c, "NBD_CMD_DISC");
-            return;  // requests in flight are still answered: they hold the connection
-        case Verdict::kReplyError:
-            errors_++;
-            note(*c, std::string(chk.why) + ": error " + std::to_string(chk.error));
-            c->end_request();
-            if (hdr.type == kCmdWrite && !c->skip(hdr.length))
-                return;
-            if (!c->send(simple_reply_header(chk.error, hdr.cookie)))
-                return;
-            continue;
-        case Verdict::kServe:
+            drop_slot();
+            note(*c, c->stopping() ? "stopped reading (the gateway is stopping)" : "closed by the client");
             break;
         }
-        auto r = std::make_unique<bg::gw::Request>();
-        r->type = hdr.type;
-        r->flags = hdr.flags;
-        r->cookie = hdr.cookie;
-        r->offset = hdr.offset;
-        r->length = hdr.length;
-        r->tenant = static_cast<std::uint16_t>(tenant);
-        r->queue = queue;
-        r->vq = vq;
-        if (hdr.type == kCmdWrite) {
-            r->data.resize(hdr.length);
-            if (!c->read_all(r->data.data(), hdr.length)) {
-                c->end_request();
-                note(*c, "closed in the middle of a WRITE payload");
-                return;  // a partial write is never applied
-            }
-        }
-        r->arrival = Clock::now();
-        r->reply = [c](const bg::gw::Request &q, std::uint32_t error) {
-            const auto h = simple_reply_header(error, q.cookie);
-            if (q.type == kCmdRead && error == kOk)
-                c->send_all(h.data(), h.size(), q.data.data(), q.data.size());
+        const nbd::Request hdr = parse_request(raw);
+        const Check chk = check_request(hdr, size, max_payload, kMaxPayload, c->session);
+        if (chk.verdict == Verdict::kClose) {
+            errors_++;
+            note(*c, std::string(chk.why) + ": closed");
+            if (hdr.magic == kRequestMagic)  // framed enough to answer: the reason, then the close
+                c->enqueue(error_out(hdr.cookie, chk.error, chk.why, Charge()));
             else
-                c->send_all(h.data(), h.size());
-            c->end_request();
+                drop_slot();
+            break;
+        }
+        if (chk.verdict == Verdict::kDisconnect) {
+            note(*c, "NBD_CMD_DISC");
+            drop_slot();
+            break;  // requests in flight are still answered by the writer
+        }
+        // The bytes this request holds until its reply has left: its payload either way.
+        const bool data_cmd = chk.verdict == Verdict::kServe && (hdr.type == kCmdRead || hdr.type == kCmdWrite);
+        // Zeroes to be written (at most the maximum payload: checked) are split like a WRITE,
+        // each block costing what writing it costs, but hold no buffer.
+        const bool zero_cmd = chk.verdict == Verdict::kServe && hdr.type == kCmdWriteZeroes &&
+                              (hdr.flags & kCmdFlagNoHole) && !(hdr.flags & kCmdFlagFastZero);
+        const bool split = data_cmd || zero_cmd;
+        const std::uint32_t nchunks = split ? (hdr.length + chunk - 1) / chunk : 1;
+        const std::uint64_t need = (data_cmd ? hdr.length : 0) + kOverhead * nchunks +
+                                   (hdr.type == kCmdBlockStatus ? 8192 : 0);
+        if (!tb.take(need, give_up)) {
+            drop_slot();
+            break;
+        }
+        if (!global_.take(need, give_up)) {
+            tb.give(need);
+            drop_slot();
+            break;
+        }
+        Charge charge(&tb, &global_, need);
+        if (chk.verdict == Verdict::kReplyError) {
+            errors_++;
+            note(*c, std::string(chk.why) + ": error " + std::to_string(chk.error));
+            if (hdr.type == kCmdWrite && !c->skip(hdr.length)) {
+                drop_slot();
+                break;
+            }
+            c->enqueue(error_out(hdr.cookie, chk.error, chk.why, std::move(charge)));
+            continue;
+        }
+        // One scheduled descriptor per chunk of at most `chunk` bytes (READ/WRITE), else one.
+        struct Agg {
+            std::mutex mu;
+            std::uint32_t left = 0, error = kOk;
+            std::vector<Bytes> parts;
+            Charge charge;
         };
-        eng_.submit(std::move(r));
+        auto agg = std::make_shared<Agg>();
+        agg->left = nchunks;
+        agg->parts.resize(hdr.type == kCmdRead || hdr.type == kCmdBlockStatus ? nchunks : 0);
+        agg->charge = std::move(charge);
+        std::vector<std::unique_ptr<bg::gw::Request>> parts;
+        bool torn = false;
+        for (std::uint32_t k = 0; k < nchunks; k++) {
+            auto r = std::make_unique<bg::gw::Request>();
+            r->type = hdr.type;
+            r->flags = hdr.flags;
+            r->cookie = hdr.cookie;
+            r->offset = split ? hdr.offset + std::uint64_t{k} * chunk : hdr.offset;
+            r->length = split ? std::min(chunk, hdr.length - k * chunk) : hdr.length;
+            r->tenant = static_cast<std::uint16_t>(tenant);
+            r->queue = queue;
+            r->vq = vq;
+            if (hdr.type == kCmdWrite) {
+                r->data.resize(r->length);
+                if (!c->read_all(r->data.data(), r->length)) {
+                    torn = true;
+                    break;
+                }
+            }
+            r->reply = [c, agg, k, structured, hdr](bg::gw::Request &q, std::uint32_t error) {
+                std::unique_lock<std::mutex> g(agg->mu);
+                if (error && !agg->error)
+                    agg->error = error;
+                if (!agg->parts.empty())
+                    agg->parts[k] = std::move(q.data);
+                if (--agg->left > 0)
+                    return;
+                Out o;
+                o.charge = std::move(agg->charge);
+                if (agg->error) {
+                    o.head = structured ? error_chunk(hdr.cookie, agg->error, error_text(agg->error))
+                                        : simple_reply_header(agg->error, hdr.cookie);
+                } else if (hdr.type == kCmdRead) {
+                    if (structured) {
+                        o.head = chunk_header(kReplyFlagDone, kReplyOffsetData, hdr.cookie, 8 + hdr.length);
+                        put64(o.head, hdr.offset);
+                    } else {
+                        o.head = simple_reply_header(kOk, hdr.cookie);
+                    }
+                    o.body = std::move(agg->parts);
+                } else if (hdr.type == kCmdBlockStatus) {
+                    const Bytes &ex = agg->parts[0];
+                    o.head = chunk_header(kReplyFlagDone, kReplyBlockStatus, hdr.cookie,
+                                          static_cast<std::uint32_t>(4 + ex.size()));
+                    put32(o.head, kBaseAllocationId);
+                    o.body = std::move(agg->parts);
+                } else {
+                    o.head = simple_reply_header(kOk, hdr.cookie);
+                }
+                g.unlock();
+                c->enqueue(std::move(o));
+            };
+            parts.push_back(std::move(r));
+        }
+        if (torn) {  // a partial write is never applied
+            note(*c, "closed in the middle of a WRITE payload");
+            drop_slot();
+            break;
+        }
+        const auto now = Clock::now();
+        for (auto &r : parts) {
+            r->arrival = now;
+            eng_.submit(std::move(r));
+        }
     }
+    readers_--;
+    c->reader_done();
+    writer.join();
 }
 
 }  // namespace bg::gw

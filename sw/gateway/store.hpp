@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace bg::gw {
 
@@ -18,6 +20,14 @@ public:
     virtual int write(const std::uint8_t *buf, std::uint32_t len, std::uint64_t off) = 0;
     virtual int flush() = 0;  // makes every acknowledged write durable
     virtual int trim(std::uint64_t off, std::uint64_t len) = 0;  // reads back as zeroes
+    // Zeroes a range: a hole when `may_hole` (else allocated); with `fast`, ENOTSUP rather than
+    // anything slower than a write of the same range would be.
+    virtual int zero(std::uint64_t off, std::uint64_t len, bool may_hole, bool fast) = 0;
+    virtual int cache(std::uint64_t off, std::uint64_t len) = 0;  // a read-ahead hint
+    // base:allocation of [off, off + len): consecutive (length, NBD_STATE_* flags) runs, at most
+    // `max` of them, covering a prefix of the range (at least one run).
+    using Extents = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
+    virtual int extents(std::uint64_t off, std::uint64_t len, std::size_t max, Extents &out) = 0;
 };
 
 // `path` is created sparse when missing; an existing file must already have `size` bytes

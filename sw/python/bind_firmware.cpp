@@ -39,7 +39,8 @@ public:
     // tenants: (base, burst) pairs of 4-vectors, paid burst.
     Firmware(bg::Agent &agent, std::uint32_t scheduler, const Vec4 &total,
              const std::vector<std::tuple<Vec4, Vec4>> &tenants, std::uint32_t reserved_q16, std::uint32_t alpha_q16,
-             std::uint32_t weight_throttle_q16, std::uint32_t floor_q16)
+             std::uint32_t weight_throttle_q16, std::uint32_t floor_q16, std::uint32_t options,
+             std::uint32_t reserve_tenants)
         : hal_(agent.hal()), t_(tenants.size()), u_(tenants.size()), sched_(tenants.size()), burst_(tenants.size())
     {
         for (std::size_t i = 0; i < tenants.size(); i++) {
@@ -48,7 +49,7 @@ public:
         }
         bg_fw_config cfg{};
         cfg.scheduler = scheduler;
-        cfg.bios = bg_bios_params{vec(total), reserved_q16, alpha_q16, weight_throttle_q16, floor_q16};
+        cfg.bios = bg_bios_params{vec(total), reserved_q16, alpha_q16, weight_throttle_q16, floor_q16, options, reserve_tenants};
         const int rc = bg_fw_init(&fw_, &cfg, t_.data(), u_.data(), sched_.data(), burst_.data(),
                                   static_cast<std::uint32_t>(t_.size()), &hal_);
         if (rc != BG_FW_OK)
@@ -79,11 +80,14 @@ void bg::py::bind_firmware(nb::module_ &m)
                          "The firmware's window loop (fw/include/burstgate/window.h) programming and running an "
                          "Agent through its registers.")
         .def(nb::init<bg::Agent &, std::uint32_t, const Vec4 &, const std::vector<std::tuple<Vec4, Vec4>> &,
-                      std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>(),
+                      std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>(),
              "agent"_a, nb::kw_only(), "scheduler"_a, "total"_a, "tenants"_a, "reserved_q16"_a = 3277,
-             "alpha_q16"_a = 0x8000, "weight_throttle_q16"_a = 0x20000, "floor_q16"_a = 0x1000,
+             "alpha_q16"_a = 0x8000, "weight_throttle_q16"_a = 0x20000, "floor_q16"_a = 0,
+             "options"_a = 0, "reserve_tenants"_a = 2,
              nb::keep_alive<1, 2>(),
-             "Validate and program the agent (ValueError names the code, tenant and dimension).")
+             "Validate and program the agent (ValueError names the code, tenant and dimension). BIOS is "
+             "Algorithm 1 as printed by default: floor_q16 = 0, options = 0 (bit 1 usage clamp, bit 2 spill "
+             "takes line 4), reserve_tenants = 2 (the pool holds the two largest bases; 0: reserved_q16 of total).")
         .def("window", &Firmware::window, "One window: TICK, the scheduler, COMMIT.")
         .def("alloc", &Firmware::alloc, "t"_a, "The firmware's grant of tenant t for this window.")
         .def_prop_ro("reserved", &Firmware::reserved)

@@ -24,20 +24,24 @@
 
 namespace {
 
-const char kUsage[] =
+// One usage per command, so that `burstgate-host trace2iolog --help` (and `burstgate
+// trace2iolog --help`) describes only the command asked about.
+const char kReplayUsage[] =
     "usage: burstgate-host replay --trace FILE --format F --tenants CONFIG.yaml\n"
     "                      [--engine model|verilator|xrt] [--scheduler NAME] [--out REPORT.json]\n"
     "                      [--duration-ms N] [--quiet]\n"
-    "       burstgate-host trace2iolog --trace FILE --format F --out-dir DIR\n"
+    "  Replay a block trace through an engine. CONFIG is a burstgate-sim scenario; its tenants\n"
+    "  with `workload: {mode: trace, trace: {device: DEV, time_scale: S, ...}}` replay the\n"
+    "  records of device DEV (every record without `device`) from --trace, read as --format.\n"
+    "  Writes the JSON report of docs/design.md contract 4 to --out (default stdout); progress\n"
+    "  on stderr when a terminal.\n";
+const char kTrace2iologUsage[] =
+    "usage: burstgate-host trace2iolog --trace FILE --format F --out-dir DIR\n"
     "                      [--device-map DEV=NAME[,DEV=NAME...]] [--only-mapped]\n"
-    "  F: cloudphysics | alibaba | tencent | msr | iolog2 | iolog3.\n"
-    "  replay: CONFIG is a burstgate-sim scenario; its tenants with `workload: {mode: trace,\n"
-    "    trace: {device: DEV, time_scale: S, ...}}` replay the records of device DEV (every\n"
-    "    record without `device`) from --trace, read as --format. Writes the JSON report of\n"
-    "    DESIGN.md contract 4 to --out (default stdout); progress on stderr when a terminal.\n"
-    "  trace2iolog: writes DIR/NAME.iolog (fio iolog v3, microseconds) per device, NAME the\n"
-    "    device or its --device-map name; replay one with\n"
+    "  Convert a block trace to fio iolog v3 (timestamps in microseconds): DIR/NAME.iolog per\n"
+    "  device, NAME the device or its --device-map name; replay one with\n"
     "    fio --name=t --read_iolog=DIR/NAME.iolog --replay_redirect=/dev/YOURDEV\n";
+const char kFormats[] = "  F: cloudphysics | alibaba | tencent | msr | iolog2 | iolog3.\n";
 
 using bg::cli::UsageError;
 
@@ -230,6 +234,13 @@ int trace2iolog(const Args &a)
     if (unmapped)
         std::fprintf(stderr, "burstgate-host: %llu records of unmapped devices skipped (--only-mapped)\n",
                      static_cast<unsigned long long>(unmapped));
+    if (outs.empty()) {
+        // Nothing written is not a success: an empty or header-only trace, or a map that
+        // matched no device, leaves the user with no iolog to replay.
+        std::fprintf(stderr, "burstgate-host: %s: no %s; nothing written\n", a.trace.c_str(),
+                     unmapped ? "record of a mapped device (--only-mapped)" : "I/O record in the trace");
+        return 2;
+    }
     return 0;
 }
 
@@ -239,7 +250,13 @@ int main(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
         if (!std::strcmp(argv[i], "-h") || !std::strcmp(argv[i], "--help")) {
-            std::fputs(kUsage, stdout);
+            const bool t2i = argc > 1 && !std::strcmp(argv[1], "trace2iolog");
+            const bool rep = argc > 1 && !std::strcmp(argv[1], "replay");
+            if (!t2i)
+                std::fputs(kReplayUsage, stdout);
+            if (!rep)
+                std::fputs(kTrace2iologUsage, stdout);
+            std::fputs(kFormats, stdout);
             return 0;
         }
     Args a;

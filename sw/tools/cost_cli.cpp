@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
@@ -127,6 +128,15 @@ std::vector<MixEntry> parse_mix(std::istream &in, const std::string &name)
     if (mix.empty())
         throw InputError(name + ":" + std::to_string(lineno ? lineno : 1) +
                          ": empty mix (no 'PRODUCT OP SIZE SHARE' lines)");
+    // Shares are a distribution: a mix that does not add up is a typo, not something to rescale.
+    double total = 0;
+    for (const MixEntry &e : mix)
+        total += e.share;
+    if (std::fabs(total - 1.0) > 1e-6) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, ": the shares add up to %.6g, not 1 (a share is a fraction of the I/Os, e.g. 0.25)", total);
+        throw InputError(name + buf);
+    }
     return mix;
 }
 

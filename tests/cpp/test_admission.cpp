@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -116,9 +117,11 @@ AdmissionConfig paper_three_vms(Scheduler s, std::uint32_t scale)
 struct Fig14 {
     std::uint64_t vm1_io = 0, vm1_deferred = 0, vm1_late = 0, vm1_own = 0;
 };
-Fig14 run_fig14(Scheduler s)
+Fig14 run_fig14(Scheduler s, std::uint32_t options = 0)
 {
-    Admission a(paper_three_vms(s, 1));
+    AdmissionConfig c = paper_three_vms(s, 1);
+    c.options = options;
+    Admission a(c);
     Driver drv(a);
     drv.check_oracle = s == Scheduler::Bios;
     Fig14 r;
@@ -139,11 +142,20 @@ TEST(AdmissionFig14, WildDelaysTheBaseTenantBiosDoesNot)
     const Fig14 wild = run_fig14(Scheduler::Wild);
     EXPECT_EQ(wild.vm1_late, wild.vm1_io);  // every VM1 I/O waits at least one window
     EXPECT_GE(wild.vm1_deferred, wild.vm1_io);
-    const Fig14 bios = run_fig14(Scheduler::Bios);
+    // With line 7 clamped at usage (the project's variation) VM1 keeps its 1 I/O per window.
+    const Fig14 bios = run_fig14(Scheduler::Bios, BG_BIOS_OPT_USAGE_CLAMP);
     EXPECT_EQ(bios.vm1_deferred, 0u);
     EXPECT_EQ(bios.vm1_late, 0u);
     EXPECT_EQ(bios.vm1_own, bios.vm1_io);  // from its own allocation, every window
     EXPECT_EQ(run_fig14(Scheduler::Base).vm1_deferred, 0u);
+    // Algorithm 1 as printed: line 7 halves VM1's grant below its one I/O (it was neither
+    // bursting nor throttled), reclaim finds VM2's surplus spent (its I/Os come first) and
+    // the pool is empty (the bases are the whole capacity in this example), so VM1 defers;
+    // line 4 then restores its base, but the deferred I/O and the new one need two. The
+    // printed algorithm delays a tenant running exactly at base when the pool cannot cover
+    // it (docs/results.md, "BIOS variations"); catches the clamp leaking into the default.
+    const Fig14 printed = run_fig14(Scheduler::Bios);
+    EXPECT_GT(printed.vm1_late, printed.vm1_io / 2);
 }
 
 // Fig. 13: VM2 bursts while VM3 idles. BaseCBS holds VM2 at one I/O per window.
@@ -151,6 +163,8 @@ std::vector<std::uint64_t> run_fig13(Scheduler s, std::uint32_t scale, bool vm1_
 {
     AdmissionConfig c = paper_three_vms(s, scale);
     c.floor_q16 = floor_q16;
+    // With a floor, the project's other variations too (bios.h); without, Algorithm 1 as printed.
+    c.options = floor_q16 ? BG_BIOS_OPT_ALL : 0u;
     Admission a(c);
     Driver drv(a);
     drv.check_oracle = s == Scheduler::Bios;
@@ -171,7 +185,7 @@ TEST(AdmissionFig13, BaseCbsHoldsTheBurstAtBaseBiosLetsItBurst)
 {
     using V = std::vector<std::uint64_t>;
     auto settled = [](const V &v) { return V(v.begin() + 16, v.end()); };  // after 16 windows
-    const std::uint32_t floor_q16 = AdmissionConfig{}.floor_q16;
+    const std::uint32_t floor_q16 = BG_BIOS_ONE / 16;  // the project's floor variation
     EXPECT_EQ(run_fig13(Scheduler::Base, 1, true, 0), V(30, 1));
     EXPECT_EQ(run_fig13(Scheduler::Base, 1, false, 0), V(30, 1));
     EXPECT_EQ(run_fig13(Scheduler::Base, 10, true, 0), V(30, 10));
@@ -181,7 +195,7 @@ TEST(AdmissionFig13, BaseCbsHoldsTheBurstAtBaseBiosLetsItBurst)
     const V alone = run_fig13(Scheduler::Bios, 1, false, 0);
     EXPECT_LE(*std::max_element(alone.begin(), alone.end()), 3u);
     EXPECT_EQ(settled(alone), V(14, 3));
-    // The default 1/16 floor keeps 2 x 62 ns of the idle tenants' base, so VM2's 2876 ns
+    // The 1/16 floor keeps 2 x 62 ns of the idle tenants' base, so VM2's 2876 ns
     // fall just short of a third 1000 ns I/O at this granularity.
     EXPECT_EQ(settled(run_fig13(Scheduler::Bios, 1, false, floor_q16)), V(14, 2));
     // Ten times finer, VM1 at base: VM2 takes VM3's idle base (never VM1's), 19 of the 20
@@ -191,14 +205,14 @@ TEST(AdmissionFig13, BaseCbsHoldsTheBurstAtBaseBiosLetsItBurst)
     EXPECT_LE(*std::max_element(shared.begin(), shared.end()), 20u);
 }
 
-// Fig. 24's claim: a tenant idle until its allocation sits at its floor resumes at any rate
-// up to base with zero deferrals, while two neighbours burst as hard as they can.
+// Fig. 24's claim: a tenant idle until its allocation has dropped to zero (Algorithm 1 as
+// printed) resumes at any rate up to base with zero deferrals, while two neighbours burst as
+// hard as they can.
 TEST(AdmissionRecovery, IdleTenantResumesWithinBaseWithoutDeferrals)
 {
     for (const bool bursters_first : {true, false}) {
         AdmissionConfig c;
-        c.total = ios(100);
-        c.reserved_q16 = 0x4ccd;  // 0.3: 30 I/Os, two tenants' base (the paper's sizing)
+        c.total = ios(100);  // the pool: two tenants' base, 30 I/Os (§5.2, the default)
         c.tenants.assign(4, TenantSpec{ios(15), ios(60)});
         Admission a(c);
         Driver drv(a);
@@ -229,11 +243,12 @@ TEST(AdmissionRecovery, IdleTenantResumesWithinBaseWithoutDeferrals)
         };
         for (std::uint32_t rate = 1; rate <= 15; rate++) {
             int idle = 0;
-            do {  // idle until the grant is back at the floor (1/16 of base)
+            do {  // idle until the grant has decayed to zero and the tenant left the list
                 run_window(0);
-                ASSERT_LT(++idle, 20);
-            } while (a.grant(0).d[BG_DIM_CPU] > ios(15).d[BG_DIM_CPU] / 16);
-            EXPECT_LT(a.scheduled(), 4u);  // dropped from scheduling meanwhile
+                ASSERT_LT(++idle, 40);
+            } while (a.scheduled() == 4u);
+            for (unsigned d = 0; d < BG_COST_DIMS; d++)
+                EXPECT_EQ(a.grant(0).d[d], 0u);
             for (int w = 0; w < 4; w++)
                 run_window(rate);
         }
@@ -406,17 +421,18 @@ TEST(AdmissionProperty, NothingLostCapacityAndCapsHold)
 // Steady tenants at or below base are never deferred while hard bursters run, as long as at
 // most two of them step up in a window (the reserved pool holds two tenants' base, §5.2).
 // BaseCBS gives the same guarantee statically; WildCBS does not.
-std::uint64_t steady_deferrals(Scheduler s, std::uint64_t seed)
+std::uint64_t steady_deferrals(Scheduler s, std::uint64_t seed, std::uint32_t options = 0)
 {
     Rng rng{seed};
     const std::uint32_t n = 24, steady = 16;
     AdmissionConfig c;
     c.scheduler = s;
     c.seed = static_cast<std::uint32_t>(seed);
-    c.reserved_q16 = 0x4ccd;  // 0.3
+    c.options = options;
     std::vector<bg_vec> cost(n);
     std::vector<std::uint32_t> k(n);
     std::uint64_t sum[BG_COST_DIMS] = {};
+    std::uint64_t pool_want[BG_COST_DIMS] = {};
     for (std::uint32_t i = 0; i < n; i++) {
         cost[i] = bg_vec{{500 + rng(1000), 2048 + rng(65536), 2048 + rng(65536), 2048 + rng(65536)}};
         k[i] = 4 + rng(9);
@@ -427,13 +443,17 @@ std::uint64_t steady_deferrals(Scheduler s, std::uint64_t seed)
     }
     for (unsigned d = 0; d < BG_COST_DIMS; d++) {
         c.total.d[d] = static_cast<std::uint32_t>(sum[d] * 10 / 7 + sum[d] / 100);
-        std::uint32_t top[2] = {};  // the premise: the pool holds the two largest bases
+        std::uint32_t top[2] = {};
         for (const TenantSpec &t : c.tenants)
             if (t.base.d[d] > top[1])
                 top[1] = t.base.d[d] > top[0] ? std::exchange(top[0], t.base.d[d]) : t.base.d[d];
-        EXPECT_GE(std::uint64_t{c.total.d[d]} * c.reserved_q16 >> 16, std::uint64_t{top[0]} + top[1]);
+        pool_want[d] = top[0] + top[1];
     }
     Admission a(c);
+    if (s == Scheduler::Bios) {  // the premise: the pool holds the two largest bases
+        for (unsigned d = 0; d < BG_COST_DIMS; d++)
+            EXPECT_GE(a.pool_granted().d[d], pool_want[d]) << "dimension " << d;
+    }
     Driver drv(a);
     drv.check_oracle = s == Scheduler::Bios;
     std::vector<std::uint32_t> level(steady, 0);
@@ -460,13 +480,25 @@ std::uint64_t steady_deferrals(Scheduler s, std::uint64_t seed)
 
 TEST(AdmissionProperty, WithinBaseNeverDeferred)
 {
-    std::uint64_t wild = 0;
+    std::uint64_t wild = 0, printed = 0, spill = 0;
     for (std::uint64_t seed = 11; seed <= 15; seed++) {
-        EXPECT_EQ(steady_deferrals(Scheduler::Bios, seed), 0u) << "seed " << seed;
+        // The guarantee holds with line 7 clamped at usage (the project's variation): a steady
+        // tenant keeps the allocation it uses, so only step-ups draw on the pool.
+        EXPECT_EQ(steady_deferrals(Scheduler::Bios, seed, BG_BIOS_OPT_USAGE_CLAMP), 0u) << "seed " << seed;
+        printed += steady_deferrals(Scheduler::Bios, seed);
+        spill += steady_deferrals(Scheduler::Bios, seed, BG_BIOS_OPT_SPILL_BASE);
         EXPECT_EQ(steady_deferrals(Scheduler::Base, seed), 0u) << "seed " << seed;
         wild += steady_deferrals(Scheduler::Wild, seed);
     }
     EXPECT_GT(wild, 0u);
+    // As printed, line 7 halves every steady tenant's grant each window it was not throttled,
+    // so all sixteen live partly on the pool and it runs dry now and then: a few deferrals,
+    // far fewer than WildCBS's (measured: printed / spill_base / WildCBS in the message).
+    EXPECT_LT(printed * 20, wild) << printed << " / " << spill << " / " << wild;
+    EXPECT_LT(spill * 20, wild) << printed << " / " << spill << " / " << wild;
+    std::printf("steady deferrals over seeds 11-15: printed %llu, spill_base %llu, WildCBS %llu\n",
+                static_cast<unsigned long long>(printed), static_cast<unsigned long long>(spill),
+                static_cast<unsigned long long>(wild));
 }
 
 // Same seed, config and stream: same decisions; the LFSR makes exactly two 32-step draws per
@@ -502,6 +534,7 @@ TEST(AdmissionConfigErrors, NamesTheField)
         EXPECT_NE(std::string(e.what()).find("tenants[1].burst"), std::string::npos) << e.what();
     }
     c.tenants = {TenantSpec{ios(1), ios(3)}, TenantSpec{ios(2), ios(3)}};  // 3 of 3, 5 % reserved
+    c.reserve_tenants = 0;  // the pool as a share (the two-tenant pool takes what the bases leave)
     EXPECT_THROW(Admission{c}, std::invalid_argument);
     c.scheduler = Scheduler::Wild;  // WildCBS does not reserve
     Admission ok(c);

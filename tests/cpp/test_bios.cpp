@@ -29,7 +29,11 @@ struct Bench {
         p.reserved_q16 = 0;
         p.alpha_q16 = BG_BIOS_ONE / 2;
         p.weight_throttle_q16 = 2 * BG_BIOS_ONE;
-        p.floor_q16 = BG_BIOS_ONE / 16;
+        // Algorithm 1 as printed (floor 0, no option); reserve_tenants 0 with reserved_q16 0
+        // leaves no pool, so the arithmetic below is the algorithm's alone.
+        p.floor_q16 = 0;
+        p.options = 0;
+        p.reserve_tenants = 0;
         for (auto &x : t) {
             x = bg_bios_tenant{};
             x.res_base = base;
@@ -82,12 +86,79 @@ TEST(BiosInit, RejectsBadConfigurations)
 
     Bench none(1, splat(3000), splat(1000), splat(3000));
     EXPECT_EQ(bg_bios_init(&none.b, &none.p, none.t.data(), none.sched.data(), none.burst.data(), 0), BG_BIOS_E_COUNT);
+    Bench opt(2, splat(3000), splat(1000), splat(3000));
+    opt.p.options = 4;
+    EXPECT_EQ(opt.init(), BG_BIOS_E_OPTION);
+    Bench many(2, splat(3000), splat(1000), splat(3000));
+    many.p.reserve_tenants = BG_BIOS_RESERVE_TENANTS_MAX + 1;
+    EXPECT_EQ(many.init(), BG_BIOS_E_OPTION);
 }
 
-// Lines 4-7: burst/throttled/spilled tenants get base; the rest decay with a usage floor.
-TEST(BiosSchedule, FirstRoundPaths)
+// §5.2: the pool holds "just enough for two tenants to resume base-level provisioning": the
+// two largest bases per dimension, or what the bases leave when that is less. Catches a pool
+// sized from the wrong tenants (first two, smallest), summed over more than two, or one that
+// makes a provisioning that fits look oversubscribed.
+TEST(BiosInit, ReservedPoolIsTwoLargestBasesPerDimension)
+{
+    Bench s(4, bg_vec{{20000, 20000, 20000, 20000}}, {}, {});
+    const std::uint32_t bases[4][BG_COST_DIMS] = {{1000, 4000, 10, 0}, {3000, 100, 20, 0}, {2000, 200, 30, 0},
+                                                  {500, 300, 40, 0}};
+    for (int i = 0; i < 4; i++)
+        for (unsigned d = 0; d < BG_COST_DIMS; d++)
+            s.t[i].res_base.d[d] = s.t[i].res_burst.d[d] = bases[i][d];
+    s.p.reserve_tenants = 2;
+    ASSERT_EQ(s.init(), BG_BIOS_OK);
+    EXPECT_EQ(s.b.reserve.d[0], 5000u);  // 3000 + 2000
+    EXPECT_EQ(s.b.reserve.d[1], 4300u);  // 4000 + 300
+    EXPECT_EQ(s.b.reserve.d[2], 70u);    // 40 + 30
+    EXPECT_EQ(s.b.reserve.d[3], 0u);
+    // Bases leaving 20000 - 19500 = 500 of dimension 0: the pool is those 500, no error.
+    Bench tight(2, bg_vec{{20000, 20000, 20000, 20000}}, splat(9750), splat(9750));
+    tight.p.reserve_tenants = 2;
+    ASSERT_EQ(tight.init(), BG_BIOS_OK);
+    EXPECT_EQ(tight.b.reserve.d[0], 500u);
+    // Every window the pool is at least the reserve: line 2's unused never reaches it.
+    for (int w = 0; w < 4; w++) {
+        s.use(0, splat(100000), 9, splat(100000));
+        s.run();
+        for (unsigned d = 0; d < BG_COST_DIMS; d++)
+            EXPECT_GE(s.b.reserved.d[d], s.b.reserve.d[d]);
+    }
+}
+
+// Lines 4-7 as printed: burst and throttled tenants get base; everyone else, the spilled and
+// the busy ones included, gets alloc_hist * alpha. Catches the usage clamp or the spill test
+// leaking into the default, and line 8 not subtracting the base path's allocations.
+TEST(BiosSchedule, FirstRoundPathsAsPrinted)
 {
     Bench s(5, splat(100000), splat(1000), splat(4000));
+    ASSERT_EQ(s.init(), BG_BIOS_OK);
+    s.use(0, splat(1000), 3, splat(3000));  // deferred 3 I/Os: line 4
+    s.use(1, splat(1000), 0, {}, 2);        // spilled, nothing deferred: line 7
+    s.use(2, splat(300));
+    s.use(3, splat(800));                   // line 7 takes no notice of usage
+    s.run();
+    const std::uint32_t unused = 100000 - (1000 + 4 * 500);
+    const std::uint32_t first[5] = {1000, 500, 500, 500, 500};
+    const std::uint32_t dem[5] = {7000, 1000, 300, 800, 0};
+    for (int i = 0; i < 5; i++) {
+        const std::uint64_t exact = std::uint64_t{dem[i]} * unused / 9100;
+        const std::uint64_t want = std::min<std::uint64_t>(first[i] + exact, 4000);
+        EXPECT_GE(s.t[i].alloc.d[0], want) << i;
+        EXPECT_LE(s.t[i].alloc.d[0], std::min<std::uint64_t>(want + 1, 4000)) << i;
+    }
+    EXPECT_EQ(s.t[4].alloc.d[0], 500u);
+    for (unsigned d = 0; d < BG_COST_DIMS; d++)
+        EXPECT_EQ(s.granted(d), 100000u);
+}
+
+// The project's variations (options: spill takes line 4, line 7 clamps at usage; a floor):
+// burst/throttled/spilled tenants get base; the rest decay with a usage floor.
+TEST(BiosSchedule, FirstRoundPathsWithTheVariations)
+{
+    Bench s(5, splat(100000), splat(1000), splat(4000));
+    s.p.options = BG_BIOS_OPT_USAGE_CLAMP | BG_BIOS_OPT_SPILL_BASE;
+    s.p.floor_q16 = BG_BIOS_ONE / 16;
     ASSERT_EQ(s.init(), BG_BIOS_OK);
     s.use(0, splat(1000), 3, splat(3000));  // deferred 3 I/Os
     s.use(1, splat(1000), 0, {}, 2);        // spilled
@@ -129,9 +200,48 @@ TEST(BiosSchedule, SoleDemanderGetsExactlyTheUnusedVector)
     EXPECT_EQ(s.burst[0], 1u);
 }
 
+// §6.5: "its resource allocation drops to zero". Catches a floor or a clamp in the default
+// line 7, and a tenant that never leaves the schedule list at zero (§6.6).
+TEST(BiosSchedule, IdleTenantDecaysToZeroIsDroppedAndWakesOnThrottle)
+{
+    Bench s(4, splat(100000), splat(16000), splat(64000));
+    ASSERT_EQ(s.init(), BG_BIOS_OK);
+    std::uint32_t prev = 16000;
+    int w = 0;
+    while (s.b.n_sched == 4u) {
+        for (std::uint32_t i = 1; i < 4; i++)
+            s.use(i, splat(16000), 1, splat(1000));
+        s.run();
+        ASSERT_EQ(s.t[0].alloc.d[0], prev / 2);  // alpha = 1/2, truncated
+        prev = s.t[0].alloc.d[0];
+        ASSERT_LT(++w, 20);
+    }
+    EXPECT_EQ(w, 14);  // 16000 < 2^14: fourteen halvings reach 0
+    EXPECT_EQ(s.t[0].alloc.d[0], 0u);
+    for (unsigned d = 0; d < BG_COST_DIMS; d++)
+        EXPECT_EQ(s.granted(d), 100000u);
+    for (std::uint32_t i = 1; i < 4; i++)
+        s.use(i, splat(16000), 1, splat(1000));
+    s.use(0, splat(3000), 0, {}, 3);  // resumes on reclaim / the pool alone: still line 7
+    s.run();
+    EXPECT_EQ(s.b.n_sched, 4u);
+    EXPECT_LT(s.t[0].alloc.d[0], 16000u);  // 0 * alpha + its share of line 10's unused
+    for (std::uint32_t i = 1; i < 4; i++)
+        s.use(i, splat(16000), 1, splat(1000));
+    s.use(0, splat(0), 2, splat(2000));  // deferred: line 4 gives base back
+    s.run();
+    EXPECT_GE(s.t[0].alloc.d[0], 16000u);
+    for (unsigned d = 0; d < BG_COST_DIMS; d++)
+        EXPECT_EQ(s.granted(d), 100000u);
+}
+
+// The floor variation: an idle tenant stops at base / 16 and is dropped there; a spill
+// (BG_BIOS_OPT_SPILL_BASE) brings it back to base.
 TEST(BiosSchedule, IdleTenantDecaysToFloorIsDroppedAndWakes)
 {
     Bench s(4, splat(100000), splat(16000), splat(64000));
+    s.p.options = BG_BIOS_OPT_USAGE_CLAMP | BG_BIOS_OPT_SPILL_BASE;
+    s.p.floor_q16 = BG_BIOS_ONE / 16;
     ASSERT_EQ(s.init(), BG_BIOS_OK);
     std::uint32_t prev = 16000;
     int w = 0;

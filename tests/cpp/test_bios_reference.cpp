@@ -12,6 +12,11 @@
 // saturating and 64-bit arithmetic of the reference matters.
 //
 // Do not "fix" the reference: it is the specification of the optimized code's results.
+// One deliberate edit since it was frozen: Algorithm 1 as printed became the default and the
+// project's variations named options (bios.h, issue 20), so lines 4 and 7 below read
+// p.options (marked "options:"); with both option bits set and a floor it is the frozen code.
+// draw_case draws the options, the floor and the reserve sizing, so every combination of
+// the faithful default and the variations is compared.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -120,11 +125,16 @@ void bg_bios_run(bg_bios *b, const bg_bios_usage *u, const uint64_t *active)
         uint32_t i = b->sched_list[j];
         bg_bios_tenant *t = &b->t[i];
         const bg_bios_usage *c = &u[i];
-        const uint32_t base_path = (t->status == BG_BIOS_BURST) | (c->throttle_n > 0) | (c->spill_n > 0);
+        // options: line 4 tests spill_n only under BG_BIOS_OPT_SPILL_BASE.
+        const uint32_t spill = (b->p.options & BG_BIOS_OPT_SPILL_BASE) ? (c->spill_n > 0) : 0u;
+        const uint32_t base_path = (t->status == BG_BIOS_BURST) | (c->throttle_n > 0) | spill;
         const uint32_t keep_base = 0u - base_path;
         for (unsigned d = 0; d < BG_COST_DIMS; d++) {
             uint32_t base = t->res_base.d[d];
-            uint32_t a = max32(mul_q16(t->alloc.d[d], alpha), c->usage.d[d]);
+            // options: line 7 is alloc_hist * alpha; max with usage under BG_BIOS_OPT_USAGE_CLAMP.
+            uint32_t a = mul_q16(t->alloc.d[d], alpha);
+            if (b->p.options & BG_BIOS_OPT_USAGE_CLAMP)
+                a = max32(a, c->usage.d[d]);
             a = min32(max32(a, t->floor.d[d]), base);
             a = (base & keep_base) | (a & ~keep_base);
             uint32_t dem = demand(c, d, wt);
@@ -230,7 +240,10 @@ Case draw_case(Rng &rng, std::uint32_t n)
     Case c;
     c.p.reserved_q16 = ratio_q16(rng);
     c.p.alpha_q16 = ratio_q16(rng);
-    c.p.floor_q16 = ratio_q16(rng);
+    // The printed algorithm (no option, no floor) in about a third of the cases.
+    c.p.floor_q16 = draw(rng, 0, 2) == 0 ? 0 : ratio_q16(rng);
+    c.p.options = draw(rng, 0, 2) == 0 ? 0 : draw(rng, 0, BG_BIOS_OPT_ALL);
+    c.p.reserve_tenants = draw(rng, 0, 2) == 0 ? 0 : draw(rng, 1, 3);
     switch (draw(rng, 0, 3)) {
     case 0: c.p.weight_throttle_q16 = 0; break;
     case 1: c.p.weight_throttle_q16 = UINT32_MAX - draw(rng, 0, 3); break;
@@ -383,11 +396,13 @@ TEST(BiosReference, OptimizedRunMatchesPreOptimizationReferenceEveryWindow)
 // alpha 1/2, weight 2) over long runs, where most tenants burst and share the unused pool.
 TEST(BiosReference, MatchesReferenceAtTheBenchmarkOperatingPoint)
 {
-    for (const std::uint32_t n : {4u, 64u, 1024u}) {
+    for (const std::uint32_t n : {4u, 64u, 1024u, 5u, 65u, 1023u}) {
+        // The first three with the project's variations, the rest as printed (two-tenant pool).
+        const bool printed = n % 2 == 1;
         Rng rng(0xB105 + n);
         Case c;
         c.p = bg_bios_params{{{10000000u, 125000000u, 125000000u, 30000000u}}, BG_BIOS_ONE / 20, BG_BIOS_ONE / 2,
-                             2 * BG_BIOS_ONE, BG_BIOS_ONE / 16};
+                             2 * BG_BIOS_ONE, BG_BIOS_ONE / 16, BG_BIOS_OPT_ALL, 0};
         c.t.assign(n, bg_bios_tenant{});
         for (std::uint32_t i = 0; i < n; i++) {
             for (unsigned d = 0; d < BG_COST_DIMS; d++) {
@@ -397,6 +412,11 @@ TEST(BiosReference, MatchesReferenceAtTheBenchmarkOperatingPoint)
                 c.t[i].credit.d[d] = c.t[i].res_base.d[d] * draw(rng, 0, 15);
             }
             c.t[i].mode = static_cast<std::uint8_t>(draw(rng, 0, 1) ? BG_BURST_CREDIT : BG_BURST_PAID);
+        }
+        if (printed) {
+            c.p.floor_q16 = 0;
+            c.p.options = 0;
+            c.p.reserve_tenants = 2;
         }
         State opt, ref;
         ASSERT_NO_FATAL_FAILURE(start(opt, c));

@@ -139,7 +139,7 @@ TEST(DualBucketFw, ChequeTargetTracksDeltaT)
     }
 }
 
-// Seed 002's main bucket issues the proxy's limit (1.2 GB/s, "100 % load"), below what the
+// Still Water's main bucket issues the proxy's limit (1.2 GB/s, "100 % load"), below what the
 // server serves (mu = 2130 in Fig. 6). delta_p is a residual of mu, so the cheque refill is
 // delta_p * T of the capacity, not delta_p / mu of the smaller main issuance (which would
 // shrink every cheque by S / (mu * T)).

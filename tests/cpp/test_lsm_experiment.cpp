@@ -1,5 +1,5 @@
 // Whole runs (store + cache + allocator + volume + workload) at a small scale: determinism,
-// the stabilizer's no-overdraft promise end to end, and the shape of seed 000 Fig. 18 --
+// the stabilizer's no-overdraft promise end to end, and the shape of Calcspar Fig. 18 --
 // RocksDB-like P99 grows with user threads (W = L/A in the overdrawn volume), Calcspar's
 // stays flat.
 #include <gtest/gtest.h>
@@ -100,4 +100,34 @@ TEST(LsmExperiment, BackingVolumeRunsLikeItsOwn)
         // but for the I/Os waiting across a second boundary.
         EXPECT_NEAR(backed.volume_iops, own.volume_iops, 0.01 * own.volume_iops);
     }
+}
+
+// The Experiment keeps its own copy of the spec: burstgate-sim builds it from a temporary
+// RunSpec, and the user-thread driver once kept a reference to that temporary, so a run read
+// freed memory (the store then stopped after one I/O, depending on the build). Here the caller's
+// spec is changed after construction; the run must not see it.
+TEST(LsmExperiment, KeepsItsOwnCopyOfTheSpec)
+{
+    const RunSpec want = small("rocksdb", 2);
+    const auto drive = [](Experiment& exp, EventLoop& loop, const RunSpec& s) {
+        for (Time t = kSec; t <= s.duration; t += kSec) {
+            loop.run_until(t);
+            if (t == s.warmup) exp.mark_warmup();
+        }
+        return exp.result();
+    };
+    EventLoop la;
+    Experiment a(want, la);
+    const RunResult ra = drive(a, la, want);
+
+    RunSpec changed = want;
+    EventLoop lb;
+    Experiment b(changed, lb);
+    changed.duration = 1;  // a driver reading this would stop issuing at once
+    changed.warmup = 0;
+    changed.intensity = 1e-9;
+    const RunResult rb = drive(b, lb, want);
+    EXPECT_GT(ra.ops.at("all").count, 1000u);
+    EXPECT_EQ(ra.ops.at("all").count, rb.ops.at("all").count);
+    EXPECT_EQ(ra.events, rb.events);
 }

@@ -1,5 +1,5 @@
 // Where the LSM store puts SST files on the volume, and how a scan reads them: the spatial
-// locality Calcspar's 256 KiB prefetcher (seed 000 §4.3) depends on. An SST is a sorted run
+// locality Calcspar's 256 KiB prefetcher (§4.3) depends on. An SST is a sorted run
 // written front to back into its own 256 KiB-aligned extent, so the data blocks of
 // neighbouring keys of a level share an EBS block; a scan uses RocksDB's iterator readahead.
 #include <gtest/gtest.h>

@@ -145,9 +145,12 @@ TEST(LsmSim, BadKeysNameFileLineAndPath)
 
 TEST(LsmSim, ProvisioningThatCanNeverAdmitAStoreIoIsRefused)
 {
-    // 256 KiB flush/compaction writes cost more bytes than a 100 MB/s burst grants per 1 ms window.
+    // 256 KiB flush/compaction writes cost more bytes than a 100 MB/s burst grants per 1 ms window
+    // (without the grant carry, which would let one through every few windows).
     try {
-        simulate(parse_scenario(scenario("  tenant: db\n" + kSmallTree, "", "20000, mbps: 100"), "s.yaml"), {});
+        Scenario sc = parse_scenario(scenario("  tenant: db\n" + kSmallTree, "", "20000, mbps: 100"), "s.yaml");
+        sc.dpu.grant_carry = false;
+        simulate(sc, {});
         FAIL() << "no error";
     } catch (const ScenarioError &e) {
         EXPECT_NE(std::string(e.what()).find("tenants[0].workload.sizes.256k"), std::string::npos) << e.what();

@@ -1,4 +1,4 @@
-// Cloud volume model (seed 000 §2.3, seed 001 §III): the overdraft rule with its repayment,
+// Cloud volume model (Calcspar §2.3, Unwritten Contract §III): the overdraft rule with its repayment,
 // W = L/A congestion, the Table 1 presets, and latency vs I/O size under the bandwidth cap.
 #include <gtest/gtest.h>
 
@@ -149,7 +149,7 @@ TEST(LsmCloudVolume, PresetsAndTokens)
     EXPECT_EQ(io_tokens(1 << 20), 4u);
 }
 
-// Seed 001 Observations #1 and #4: latency grows with I/O size, and at queue depth 16 large
+// Unwritten Contract Observations #1 and #4: latency grows with I/O size, and at queue depth 16 large
 // I/Os saturate the volume's bandwidth cap, not more (io2: 1000 MB/s). Catches a latency
 // independent of size or a bandwidth cap that is per I/O instead of per volume.
 TEST(LsmCloudVolume, SizeLatencyAndBandwidthCap)

@@ -1,4 +1,4 @@
-// Workload generators: YCSB A-F operation mixes (seed 000 Table 2), Zipfian skew, Mixgraph's
+// Workload generators: YCSB A-F operation mixes (Calcspar Table 2), Zipfian skew, Mixgraph's
 // key ranges, in-range key model, Seek length and sine rate (db_bench mixgraph).
 #include <gtest/gtest.h>
 

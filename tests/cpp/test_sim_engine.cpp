@@ -79,8 +79,7 @@ TEST(SimEngine, EveryIoCompletesOnceThroughDeferrals)
 
 TEST(SimEngine, SameSeedSameBytes)
 {
-    const Scenario sc = load_scenario(std::string(__FILE__).substr(0, std::string(__FILE__).rfind('/')) +
-                                      "/../../../shared/examples/scenario.yaml");
+    const Scenario sc = load_scenario(std::string(BG_SOURCE_DIR) + "/scenarios/example.yaml");
     Scenario shorter = sc;
     shorter.duration_ns = 300'000'000;
     const std::string a = report_json(simulate(shorter, {}));
@@ -130,7 +129,7 @@ TEST(SimEngine, BiosProtectsIodepthOneVictimFromBpsNeighbour)
     EXPECT_LT(b, 0.4 * w) << "bios " << b << " ns vs wild " << w << " ns";
 }
 
-// Seed 002 in miniature: two clients whose closed loops send 80 % of their 4 KiB I/Os to 2 of
+// Still Water in miniature: two clients whose closed loops send 80 % of their 4 KiB I/Os to 2 of
 // 10 segments and saturate a main bucket at 0.56 of the SA's capacity. Steady I/Os are 20 % of
 // what is served, the cheque's size, so with deferred I/Os re-offered in deferral order the
 // steady ones that miss a cheque wait behind the hot backlog for main tokens. Re-offered first,
@@ -203,13 +202,14 @@ TEST(SimEngine, OversubscribedBaseIsAScenarioError)
     try {
         run("duration_ms: 10\n" + kDpu + R"(tenants:
   - name: a
-    base: {iops: 10000000, mbps: 100}
+    base: {iops: 1000000, mbps: 4000}
     workload: {mode: closed, iodepth: 1, sizes: {4k: 1}}
 )");
         FAIL() << "expected ScenarioError";
     } catch (const ScenarioError &e) {
-        EXPECT_NE(std::string(e.what()).find("tenants: the base provisioning"), std::string::npos) << e.what();
-        EXPECT_NE(std::string(e.what()).find("cpu"), std::string::npos) << e.what();
+        // 1M IOPS of 4000 B (the knee) cost 2.36 CPU s/s, the two threads have 2.
+        EXPECT_EQ(std::string(e.what()).rfind("t.yaml:8: tenants: the bases cannot all be honoured", 0), 0u) << e.what();
+        EXPECT_NE(std::string(e.what()).find("cpu units per window"), std::string::npos) << e.what();
     }
 }
 
@@ -268,10 +268,11 @@ tenants:
 TEST(SimEngine, CreditBurstNeedsCredits)
 {
     // burst_mode credit: no credits -> capped at base; credits -> up to the burst provisioning.
+    // The contracts' knee is 4 KiB, where the cost cap is exactly the IOPS (docs/contracts.md).
     const std::string yaml = "duration_ms: 300\nwarmup_ms: 50\nscheduler: bios\n" + kDpu + R"(tenants:
   - name: c
-    base: {iops: 10000, mbps: 100}
-    burst: {iops: 30000, mbps: 300}
+    base: {iops: 10000, mbps: 40.96}
+    burst: {iops: 30000, mbps: 122.88}
     burst_mode: credit
     burst_credits: CREDITS
     workload: {mode: closed, iodepth: 64, sizes: {4k: 1}}
@@ -287,34 +288,55 @@ TEST(SimEngine, CreditBurstNeedsCredits)
 
 TEST(SimEngine, IoLargerThanAnyGrantIsAScenarioError)
 {
-    // 200 MB/s + 100k headers/s with 1 ms windows grant 212800 link bytes per window: a 1 MiB
-    // write (plus its header) would wait forever.
+    // 200 MB/s + 100k headers/s with 1 ms windows grant 212800 link bytes per window, and the
+    // grant carry adds at most one 1 MiB write's 1048704: a 2 MiB write (plus its header) would
+    // wait forever. Up to 1 MiB the contract holds at every size (docs/contracts.md).
     const std::string yaml = "duration_ms: 10\n" + kDpu + R"(tenants:
   - name: a
     base: {iops: 50000, mbps: 100}
     burst: {iops: 100000, mbps: 200}
-    workload: {mode: closed, iodepth: 1, sizes: {4k: 0.5, 1m: 0.5}}
+    workload: {mode: closed, iodepth: 1, sizes: {4k: 0.5, 2m: 0.5}}
 )";
     try {
         run(yaml);
         FAIL() << "expected ScenarioError";
     } catch (const ScenarioError &e) {
         EXPECT_EQ(std::string(e.what()),
-                  "t.yaml:8: tenants[0].workload.sizes.1m: one write costs 1048704 egress units, more than the "
-                  "tenant's burst provisioning grants per window (212800): it could never be admitted; raise burst "
-                  "or window_us");
+                  "t.yaml:8: tenants[0].workload.sizes.2m: one write costs 2097280 egress units, more than the "
+                  "tenant's burst provisioning grants per window with the grant carry (1261504): it could never be "
+                  "admitted; raise burst or window_us");
+    }
+    // A 1 MiB write is admitted with the carry; without it (dpu.grant_carry: false) never.
+    std::string one_mib = yaml;
+    one_mib.replace(one_mib.find("2m: 0.5"), 7, "1m: 0.5");
+    EXPECT_GT(run(one_mib).tenants[0].finished, 0u);
+    std::string no_carry = one_mib;
+    no_carry.replace(no_carry.find("dpu:\n"), 5, "dpu:\n  grant_carry: false\n");
+    try {
+        run(no_carry);
+        FAIL() << "expected ScenarioError";
+    } catch (const ScenarioError &e) {
+        EXPECT_NE(std::string(e.what()).find("sizes.1m: one write costs 1048704 egress units, more than the tenant's "
+                                             "burst provisioning grants per window (212800)"),
+                  std::string::npos)
+            << e.what();
     }
     // Within burst but above base: a warning (such I/Os wait for a burst share), not an error.
     std::string within = yaml;
     within.replace(within.find("mbps: 200}"), 10, "mbps: 2000}");
     const SimResult w = run(within);
     ASSERT_EQ(w.warnings.size(), 1u);
-    EXPECT_EQ(w.warnings[0].rfind("t.yaml:8: tenants[0].workload.sizes.1m: one write costs 1048704 egress units, more "
-                                  "than the base grant per window (106400)", 0), 0u) << w.warnings[0];
+    EXPECT_EQ(w.warnings[0].rfind("t.yaml:8: tenants[0].workload.sizes.2m: one write costs 2097280 egress units, more "
+                                  "than the base grant per window with the grant carry (1155104)", 0), 0u) << w.warnings[0];
     EXPECT_GT(w.tenants[0].finished, 0u);
-    SimOptions db;  // dual-bucket admits from the shared main bucket: no per-tenant ceiling
+    // Dual-bucket as Still Water prints it admits from the shared main bucket: no per-tenant
+    // ceiling. Composed with the tenants' contracts (the default) the same check applies.
+    SimOptions db;
     db.scheduler = Scheduler::kDualBucket;
-    EXPECT_GT(run(yaml, db).tenants[0].finished, 0u);
+    EXPECT_THROW(run(yaml, db), ScenarioError);
+    Scenario seg = parse_scenario(yaml, "t.yaml");
+    seg.db.tenant_contracts = false;
+    EXPECT_GT(simulate(seg, db).tenants[0].finished, 0u);
 }
 
 }  // namespace

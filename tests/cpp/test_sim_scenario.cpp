@@ -41,12 +41,8 @@ tenants:
       stop_ms: 50
 )";
 
-// ../shared/examples/scenario.yaml beside the repository, located from this source file.
-std::string shared_example()
-{
-    const std::string here = __FILE__;
-    return here.substr(0, here.rfind('/')) + "/../../../shared/examples/scenario.yaml";
-}
+// The example scenario of this checkout (scenarios/example.yaml).
+std::string example_scenario() { return std::string(BG_SOURCE_DIR) + "/scenarios/example.yaml"; }
 
 // The message parse_scenario throws for `text`, or "" when it loads.
 std::string error_of(const std::string &text)
@@ -104,7 +100,7 @@ TEST(SimScenario, LbPolicyNamesAreTheRegisterValues)
 
 TEST(SimScenario, NormativeExampleLoads)
 {
-    const bg::sim::Scenario s = bg::sim::load_scenario(shared_example());
+    const bg::sim::Scenario s = bg::sim::load_scenario(example_scenario());
     EXPECT_EQ(s.name, "bps-burst-neighbor");
     ASSERT_EQ(s.tenants.size(), 3u);
     EXPECT_TRUE(s.tenants[2].credit);
@@ -184,7 +180,7 @@ TEST(SimScenario, ReofferIsFifoOrSteadyFirst)
               "s.yaml:27: dualbucket.reoffer: unknown value 'steady' (expected fifo | steady_first)");
 }
 
-// dualbucket.main_share: seed 002's main bucket issues the proxy's limit, below capacity. A
+// dualbucket.main_share: Still Water's main bucket issues the proxy's limit, below capacity. A
 // loader that dropped the key, or a provisioning that still issued the whole capacity (or sized
 // the cheque's delta_p / mu from the main issuance: capacity left 0), fails here.
 TEST(SimScenario, MainShareSetsTheMainBucketBelowCapacity)

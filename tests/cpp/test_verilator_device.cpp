@@ -1,7 +1,7 @@
 // Contract 2 and 3 through the Device interface: the same configuration, descriptors,
 // completions and window commands on ModelDevice and on VerilatorDevice (the generated kernel:
 // AXI4-Lite, rings, the core) give the same decision for every descriptor and the same
-// counters. Built when the Verilated kernel is (`make sim`, BG_HAVE_VERILATOR).
+// counters. Built when the Verilated kernel is (every `make cpp`, BG_HAVE_VERILATOR).
 #ifdef BG_HAVE_VERILATOR
 
 #include <gtest/gtest.h>
@@ -165,8 +165,7 @@ TEST(VerilatorDevice, SameDecisionsAsTheModelWild) { run(BG_SCHED_WILD, 3); }
 TEST(VerilatorDevice, ScenarioReportIsIdenticalToTheModels)
 {
     using namespace bg::sim;
-    Scenario sc = load_scenario(std::string(__FILE__).substr(0, std::string(__FILE__).rfind('/')) +
-                                "/../../../shared/examples/scenario.yaml");
+    Scenario sc = load_scenario(std::string(BG_SOURCE_DIR) + "/scenarios/example.yaml");
     sc.duration_ns = 300'000'000;
     for (Scheduler s : {Scheduler::kBios, Scheduler::kDualBucket}) {
         SimOptions model, rtl;

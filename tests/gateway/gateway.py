@@ -29,11 +29,16 @@ OPT_REPLY_MAGIC = 0x3E889045565A9
 REQUEST_MAGIC = 0x25609513
 REPLY_MAGIC = 0x67446698
 OPT_EXPORT_NAME, OPT_ABORT, OPT_LIST, OPT_INFO, OPT_GO, OPT_STRUCTURED_REPLY = 1, 2, 3, 6, 7, 8
-REP_ACK, REP_SERVER, REP_INFO = 1, 2, 3
+OPT_LIST_META_CONTEXT, OPT_SET_META_CONTEXT = 9, 10
+REP_ACK, REP_SERVER, REP_INFO, REP_META_CONTEXT = 1, 2, 3, 4
+STRUCTURED_MAGIC = 0x668E33EF
+REPLY_FLAG_DONE = 1
+REPLY_NONE, REPLY_OFFSET_DATA, REPLY_BLOCK_STATUS, REPLY_ERROR = 0, 1, 5, 0x8001
 REP_ERR_UNSUP, REP_ERR_INVALID, REP_ERR_UNKNOWN = 0x80000001, 0x80000003, 0x80000006
 CMD_READ, CMD_WRITE, CMD_DISC, CMD_FLUSH, CMD_TRIM = 0, 1, 2, 3, 4
-FLAG_FUA = 1
-EINVAL, ENOSPC = 22, 28
+CMD_CACHE, CMD_WRITE_ZEROES, CMD_BLOCK_STATUS = 5, 6, 7
+FLAG_FUA, FLAG_NO_HOLE, FLAG_REQ_ONE, FLAG_FAST_ZERO = 1, 2, 8, 16
+EINVAL, ENOSPC, EOVERFLOW = 22, 28, 75
 
 
 class Gateway:
@@ -161,6 +166,36 @@ def reply(s, read_len=0):
     magic, error, cookie = struct.unpack(">IIQ", recv_exact(s, 16))
     assert magic == REPLY_MAGIC
     return error, cookie, (recv_exact(s, read_len) if error == 0 and read_len else b"")
+
+
+def meta_payload(export, *queries):
+    name = export.encode()
+    body = struct.pack(">I", len(name)) + name + struct.pack(">I", len(queries))
+    for q in queries:
+        body += struct.pack(">I", len(q)) + q.encode()
+    return body
+
+
+def connect_structured(path, export, meta=True):
+    """Connects with structured replies (and base:allocation selected when `meta`)."""
+    s = hello(path)
+    send_option(s, OPT_STRUCTURED_REPLY)
+    assert option_reply(s)[1] == REP_ACK
+    if meta:
+        send_option(s, OPT_SET_META_CONTEXT, meta_payload(export, "base:allocation"))
+        _, rtype, data = option_reply(s)
+        assert rtype == REP_META_CONTEXT and data[4:] == b"base:allocation"
+        assert option_reply(s)[1] == REP_ACK
+    r = go(s, export)
+    assert isinstance(r, tuple), f"GO {export}: error {r:#x}"
+    return s, r
+
+
+def chunk(s):
+    """One structured reply chunk: (flags, type, cookie, payload)."""
+    magic, flags, rtype, cookie, length = struct.unpack(">IHHQI", recv_exact(s, 20))
+    assert magic == STRUCTURED_MAGIC, hex(magic)
+    return flags, rtype, cookie, recv_exact(s, length)
 
 
 def fio_json(path):

@@ -22,7 +22,9 @@ def test_bad_options(tmp_path):
                       (["--config", str(SCENARIO)], "exactly one of"),
                       (["--config", str(SCENARIO), "--unix", sock, "--engine", "foo"], "unknown engine 'foo'"),
                       (["--config", str(SCENARIO), "--unix", sock, "--export-size", "1000"], "--export-size"),
-                      (["--config", str(SCENARIO), "--tcp", "127.0.0.1:99999"], "bad port")]:
+                      (["--config", str(SCENARIO), "--tcp", "127.0.0.1:99999"], "bad port"),
+                      (["--config", str(SCENARIO), "--unix", sock, "--tenant-buffer", "64k"], "--tenant-buffer"),
+                      (["--config", str(SCENARIO), "--unix", sock, "--handshake-slots", "0"], "--handshake-slots")]:
         p = run(*args)
         assert p.returncode == 2, (args, p.stderr)
         assert msg in p.stderr, (args, p.stderr)

@@ -45,7 +45,9 @@ def test_victim_alone_gets_its_base(tmp_path):
 def test_iops_follow_provisioning_not_connections(tmp_path):
     from pathlib import Path
     scenario = Path(__file__).resolve().parent / "contracts.yaml"
-    gw = Gateway(tmp_path, "--realtime", scenario=scenario, export_size="256m")
+    # fio's 25 jobs connect at once: the handshake pool (16 by default) is raised so that none of
+    # them is evicted as a handshake flood would be.
+    gw = Gateway(tmp_path, "--realtime", "--handshake-slots", "32", scenario=scenario, export_size="256m")
     conns = {"small": 16, "medium": 4, "large": 1, "stream": 4}
     jobs = []
     for name, n in conns.items():

@@ -57,7 +57,7 @@ TEST(NbdProto, BadMagicCloses)
 
 TEST(NbdProto, UnknownCommandOrFlagIsEinval)
 {
-    EXPECT_EQ(check(req(5, 0, 0)).error, kEinval);
+    EXPECT_EQ(check(req(9, 0, 4096)).error, kEinval);
     EXPECT_EQ(check(req(kCmdRead, 0, 4096, 0x8000)).verdict, Verdict::kReplyError);
     EXPECT_EQ(check(req(kCmdFlush, 512, 0)).verdict, Verdict::kReplyError);
     EXPECT_EQ(check(req(kCmdRead, 0, 0)).error, kEinval);
@@ -114,4 +114,63 @@ TEST(NbdProto, Replies)
     EXPECT_EQ(get64(o.data()), kOptReplyMagic);
     EXPECT_EQ(get32(o.data() + 12), kRepErrUnknown);
     EXPECT_EQ(get32(o.data() + 16), 2u);
+}
+
+TEST(NbdProto, WriteZeroesAndCache)
+{
+    EXPECT_EQ(check(req(kCmdWriteZeroes, 0, kSize, kCmdFlagNoHole | kCmdFlagFastZero | kCmdFlagFua)).verdict,
+              Verdict::kServe);  // a range, not a payload: no block limit when it is fast
+    EXPECT_EQ(check(req(kCmdWriteZeroes, 0, kSize)).verdict, Verdict::kServe);  // may punch: no limit
+    EXPECT_EQ(check(req(kCmdWriteZeroes, 0, kMax + 1, kCmdFlagNoHole)).error, kEoverflow);  // written: like a WRITE
+    EXPECT_EQ(check(req(kCmdWriteZeroes, 0, kMax, kCmdFlagNoHole)).verdict, Verdict::kServe);
+    EXPECT_EQ(check(req(kCmdWriteZeroes, kSize - 512, 1024)).error, kEnospc);
+    EXPECT_EQ(check(req(kCmdWrite, 0, 4096, kCmdFlagNoHole)).error, kEinval);  // NO_HOLE is WRITE_ZEROES's
+    EXPECT_EQ(check(req(kCmdCache, 0, kSize)).verdict, Verdict::kServe);
+    EXPECT_EQ(check(req(kCmdCache, kSize, 1)).error, kEinval);
+}
+
+TEST(NbdProto, BlockStatusNeedsTheMetaContext)
+{
+    EXPECT_EQ(check(req(kCmdBlockStatus, 0, 4096)).error, kEinval);
+    const Session s{true, true};
+    EXPECT_EQ(check_request(req(kCmdBlockStatus, 0, kSize, kCmdFlagReqOne), kSize, kMax, kMax, s).verdict, Verdict::kServe);
+    EXPECT_EQ(check_request(req(kCmdBlockStatus, 0, kSize + 1), kSize, kMax, kMax, s).error, kEinval);
+}
+
+TEST(NbdProto, OversizedReadIsEoverflowWithStructuredReplies)
+{
+    const Session s{true, false};
+    EXPECT_EQ(check_request(req(kCmdRead, 0, kMax + 1), kSize, kMax, kMax, s).error, kEoverflow);
+    EXPECT_EQ(check(req(kCmdRead, 0, kMax + 1)).error, kEinval);
+}
+
+TEST(NbdProto, MetaPayload)
+{
+    std::vector<std::uint8_t> d;
+    put32(d, 1);
+    d.push_back('v');
+    put32(d, 1);
+    put32(d, 15);
+    for (char c : std::string("base:allocation"))
+        d.push_back(static_cast<std::uint8_t>(c));
+    std::string name;
+    std::vector<std::string> q;
+    ASSERT_TRUE(parse_meta(d, name, q));
+    EXPECT_EQ(name, "v");
+    EXPECT_EQ(q, std::vector<std::string>{"base:allocation"});
+    d.pop_back();  // a query shorter than its length
+    EXPECT_FALSE(parse_meta(d, name, q));
+}
+
+TEST(NbdProto, ErrorChunkCarriesTheReason)
+{
+    const auto e = error_chunk(42, kEoverflow, "too big");
+    ASSERT_EQ(e.size(), 20u + 6 + 7);
+    EXPECT_EQ(get32(e.data()), kStructuredReplyMagic);
+    EXPECT_EQ(get16(e.data() + 4), kReplyFlagDone);
+    EXPECT_EQ(get16(e.data() + 6), kReplyError);
+    EXPECT_EQ(get64(e.data() + 8), 42u);
+    EXPECT_EQ(get32(e.data() + 16), 13u);
+    EXPECT_EQ(get32(e.data() + 20), kEoverflow);
+    EXPECT_EQ(get16(e.data() + 24), 7u);
 }

@@ -41,7 +41,7 @@ def test_go_info_list(gw):
     size, flags, max_block = g.go(s, "bursty", opt=g.OPT_INFO)  # INFO stays in haggling
     assert size == 64 << 20
     assert flags & 1 and flags & 4 and flags & 8 and flags & 32  # HAS_FLAGS, FLUSH, FUA, TRIM
-    assert max_block == 128 << 10  # one window's budget (264 MB/s x 1 ms less 5 %) fits 128 KiB, not 256
+    assert max_block == 32 << 20  # the protocol's 32 MiB; split into what one window's grant admits
     g.send_option(s, g.OPT_LIST)
     names = []
     while True:
@@ -52,7 +52,7 @@ def test_go_info_list(gw):
         names.append(data[4:4 + struct.unpack(">I", data[:4])[0]].decode())
     assert names == ["victim", "bursty"]
     size, _, max_block = g.go(s, "victim")
-    assert (size, max_block) == (64 << 20, 32 << 10)
+    assert (size, max_block) == (64 << 20, 32 << 20)
     g.request(s, g.CMD_READ, 0, 4096)
     assert g.reply(s, 4096) == (0, 7, bytes(4096))
     s.close()
@@ -107,11 +107,11 @@ def test_bad_option_magic_and_huge_option(gw):
 
 
 def test_unsupported_and_malformed_options(gw):
-    """STRUCTURED_REPLY (and any unknown option) gets ERR_UNSUP; a GO whose inner lengths do not
-    add up, or a LIST with data, gets ERR_INVALID; ABORT is acknowledged and closed."""
+    """An unknown option gets ERR_UNSUP; a GO whose inner lengths do not add up, a LIST or
+    STRUCTURED_REPLY with data, gets ERR_INVALID; ABORT is acknowledged and closed."""
     s = g.hello(gw.sock)
-    g.send_option(s, g.OPT_STRUCTURED_REPLY)
-    assert g.option_reply(s)[1] == g.REP_ERR_UNSUP
+    g.send_option(s, g.OPT_STRUCTURED_REPLY, b"x")
+    assert g.option_reply(s)[1] == g.REP_ERR_INVALID
     g.send_option(s, 0x7777, b"abc")
     assert g.option_reply(s)[1] == g.REP_ERR_UNSUP
     g.send_option(s, g.OPT_GO, struct.pack(">I", 200) + b"victim" + struct.pack(">H", 0))
@@ -167,16 +167,20 @@ def test_past_the_end(gw):
 
 
 def test_oversized_length(gw):
-    """A READ above the advertised maximum gets EINVAL (one window's grant could never admit it:
-    it would wait forever); a WRITE above it gets EINVAL and the connection is closed without
-    reading a payload of up to 4 GiB."""
+    """A READ above the advertised maximum (32 MiB) gets EINVAL; one above the schedulable block
+    (victim: 32 KiB, what one window's grant covers) is split and answered whole and in order;
+    a WRITE above the maximum gets EINVAL and the connection is closed without reading a payload
+    of up to 4 GiB."""
     s, (_, _, max_block) = g.connect(gw.sock, "victim")
     g.request(s, g.CMD_READ, 0, max_block * 2, cookie=31)
     assert g.reply(s)[:2] == (g.EINVAL, 31)
-    g.request(s, g.CMD_READ, 0, max_block, cookie=32)
-    assert g.reply(s, max_block)[:2] == (0, 32)
-    g.request(s, g.CMD_WRITE, 0, 0xFFFFFFFF, cookie=33)
-    assert g.reply(s)[:2] == (g.EINVAL, 33)
+    data = bytes(range(256)) * 1024  # 256 KiB: eight 32 KiB blocks
+    g.request(s, g.CMD_WRITE, 1 << 20, len(data), data, cookie=32)
+    assert g.reply(s)[:2] == (0, 32)
+    g.request(s, g.CMD_READ, 1 << 20, len(data), cookie=33)
+    assert g.reply(s, len(data)) == (0, 33, data)
+    g.request(s, g.CMD_WRITE, 0, 0xFFFFFFFF, cookie=34)
+    assert g.reply(s)[:2] == (g.EINVAL, 34)
     assert g.closed(s)
     s.close()
 
@@ -265,4 +269,70 @@ def test_pipelined_beyond_the_connection_cap(gw):
         assert err == 0 and len(data) == 4096
         seen.add(cookie)
     assert seen == set(range(n))
+    s.close()
+
+
+def test_structured_replies_and_block_status(gw):
+    """Structured replies: a READ is one OFFSET_DATA chunk (offset, data) with DONE; an oversized
+    READ gets an ERROR chunk with EOVERFLOW and a reason text; BLOCK_STATUS of base:allocation
+    covers the range with data where written and holes elsewhere (REQ_ONE: one extent);
+    WRITE_ZEROES (FAST_ZERO refused where zeroes must be stored) / CACHE are served. Catches a wrong chunk layout (clients disconnect), an
+    error without its reason, or extents that do not add up to the range."""
+    s, (_, _, max_block) = g.connect_structured(gw.sock, "victim")
+    base = 40 << 20
+    g.request(s, g.CMD_WRITE, base + 8192, 4096, b"\x77" * 4096, cookie=1)
+    assert g.reply(s)[:2] == (0, 1)
+    g.request(s, g.CMD_READ, base + 8192, 4096, cookie=2)
+    flags, rtype, cookie, data = g.chunk(s)
+    assert (flags, rtype, cookie) == (g.REPLY_FLAG_DONE, g.REPLY_OFFSET_DATA, 2)
+    assert struct.unpack(">Q", data[:8])[0] == base + 8192 and data[8:] == b"\x77" * 4096
+    g.request(s, g.CMD_READ, 0, max_block * 2, cookie=3)
+    flags, rtype, cookie, data = g.chunk(s)
+    assert (flags, rtype, cookie) == (g.REPLY_FLAG_DONE, g.REPLY_ERROR, 3)
+    err, n = struct.unpack(">IH", data[:6])
+    assert err == g.EOVERFLOW and b"maximum payload" in data[6:6 + n]
+    g.request(s, g.CMD_BLOCK_STATUS, base, 65536, cookie=4)
+    flags, rtype, cookie, data = g.chunk(s)
+    assert (flags, rtype, cookie) == (g.REPLY_FLAG_DONE, g.REPLY_BLOCK_STATUS, 4)
+    ctx = struct.unpack(">I", data[:4])[0]
+    extents = [struct.unpack(">II", data[k:k + 8]) for k in range(4, len(data), 8)]
+    assert ctx == 1
+    assert extents == [(8192, 3), (4096, 0), (65536 - 12288, 3)]
+    g.request(s, g.CMD_BLOCK_STATUS, base, 65536, flags=g.FLAG_REQ_ONE, cookie=5)
+    data = g.chunk(s)[3]
+    assert len(data) == 12 and struct.unpack(">II", data[4:]) == (8192, 3)
+    # Zeroes to be stored in memory are no faster than a WRITE: FAST_ZERO refuses at once.
+    g.request(s, g.CMD_WRITE_ZEROES, base + 8192, 4096, flags=g.FLAG_NO_HOLE | g.FLAG_FAST_ZERO, cookie=6)
+    flags, rtype, cookie, data = g.chunk(s)
+    assert (rtype, cookie, struct.unpack(">I", data[:4])[0]) == (g.REPLY_ERROR, 6, 95)
+    g.request(s, g.CMD_WRITE_ZEROES, base + 8192, 4096, flags=g.FLAG_NO_HOLE, cookie=6)
+    assert g.reply(s)[:2] == (0, 6)
+    g.request(s, g.CMD_CACHE, base, 1 << 20, cookie=7)
+    assert g.reply(s)[:2] == (0, 7)
+    g.request(s, g.CMD_READ, base + 8192, 4096, cookie=8)
+    assert g.chunk(s)[3][8:] == bytes(4096)
+    s.close()
+
+
+def test_meta_context_rules(gw):
+    """SET_META_CONTEXT before STRUCTURED_REPLY is ERR_INVALID; LIST_META_CONTEXT with no query
+    names base:allocation; an unknown query selects nothing; BLOCK_STATUS without a selected
+    context is EINVAL (simple reply when structured replies are off)."""
+    s = g.hello(gw.sock)
+    g.send_option(s, g.OPT_SET_META_CONTEXT, g.meta_payload("victim", "base:allocation"))
+    assert g.option_reply(s)[1] == g.REP_ERR_INVALID
+    g.send_option(s, g.OPT_LIST_META_CONTEXT, g.meta_payload("victim"))
+    _, rtype, data = g.option_reply(s)
+    assert rtype == g.REP_META_CONTEXT and data[4:] == b"base:allocation"
+    assert g.option_reply(s)[1] == g.REP_ACK
+    g.send_option(s, g.OPT_STRUCTURED_REPLY)
+    assert g.option_reply(s)[1] == g.REP_ACK
+    g.send_option(s, g.OPT_SET_META_CONTEXT, g.meta_payload("victim", "qemu:dirty-bitmap:x"))
+    assert g.option_reply(s)[1] == g.REP_ACK  # nothing selected
+    g.send_option(s, g.OPT_SET_META_CONTEXT, g.meta_payload("nobody", "base:allocation"))
+    assert g.option_reply(s)[1] == g.REP_ERR_UNKNOWN
+    assert isinstance(g.go(s, "victim"), tuple)
+    g.request(s, g.CMD_BLOCK_STATUS, 0, 4096, cookie=9)
+    flags, rtype, cookie, data = g.chunk(s)
+    assert rtype == g.REPLY_ERROR and struct.unpack(">I", data[:4])[0] == g.EINVAL
     s.close()

@@ -1,9 +1,9 @@
-"""The shared CloudPhysics trace, converted to fio iolog v3 by `burstgate-host trace2iolog`,
+"""The shipped CloudPhysics trace excerpt (tests/data), converted to fio iolog v3 by `burstgate-host trace2iolog`,
 replayed by stock fio through burstgate-gateway end to end: a 2000-record slice (about half
 reads) with fio's replay_no_stall (as fast as the gateway admits it, iodepth 8). Every record
 arrives as one request and is answered: the gateway's request and byte counts equal the
 slice's, fio reports no error. Catches iolog offsets or sizes the gateway refuses (the trace
-reaches 33.6 GB and 68 KiB I/Os), requests lost in deferral, or byte accounting off."""
+reaches 25 GB and 64 KiB I/Os), requests lost in deferral, or byte accounting off."""
 
 import shutil
 import subprocess
@@ -13,9 +13,9 @@ from .gateway import HOST, ROOT, Gateway, fio_json
 
 # scripts/deb-deps.sh installs fio; a machine without it fails here instead of skipping.
 FIO = shutil.which("fio") or "fio (not on PATH: run scripts/deb-deps.sh)"
-TRACE = ROOT.parent / "shared" / "traces" / "cloudphysics-io.csv"
+TRACE = ROOT / "tests" / "data" / "cloudphysics-excerpt.csv"
 SCENARIO = ROOT / "tests" / "gateway" / "trace_replay.yaml"
-FIRST, COUNT = 20000, 2000  # records [FIRST, FIRST + COUNT) of the converted trace
+FIRST, COUNT = 2000, 2000  # records [FIRST, FIRST + COUNT) of the converted trace
 
 
 def test_cloudphysics_slice_through_gateway(tmp_path):

@@ -79,7 +79,8 @@ def test_nothing_lost_and_capacity_holds(tenants, spare, scheduler, egress, dept
     agent.write(_addr(_LB, "MAP"), (1 << egress) - 1)
     agent.write(_addr(_LB, "POLICY"), 2)  # join the shortest queue
     reserve_q16 = 4096  # 1/16
-    fw = bm.Firmware(agent, scheduler=scheduler, total=total, tenants=specs, reserved_q16=reserve_q16)
+    fw = bm.Firmware(agent, scheduler=scheduler, total=total, tenants=specs, reserved_q16=reserve_q16,
+                     reserve_tenants=0)
     rng = random.Random(seed)
 
     admitted_ids = []
@@ -156,4 +157,4 @@ def test_firmware_rejects_oversubscription_by_dimension():
     agent = bm.Agent(tenants=2, ingress=1, egress=1)
     with pytest.raises(ValueError, match="dimension 0"):
         bm.Firmware(agent, scheduler=C["SCHED_BIOS"], total=_ios(2),
-                    tenants=[(_ios(1), _ios(1)), (_ios(1), _ios(1))], reserved_q16=1 << 15)
+                    tenants=[(_ios(1), _ios(1)), (_ios(1), _ios(1))], reserved_q16=1 << 15, reserve_tenants=0)

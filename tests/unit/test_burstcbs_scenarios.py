@@ -20,7 +20,8 @@ import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BURSTCBS = ["fig19_bps_neighbor.yaml", "fig20_iops_neighbor.yaml", "fig23_burst_utilization.yaml",
-            "fig24_sudden_activation.yaml", "table3_misestimation.yaml", "lsm_bcbs67_rocksdb.yaml",
+            "fig24_sudden_activation.yaml", "table3_misestimation.yaml", "fig18_load_balancing.yaml",
+            "lsm_bcbs67_rocksdb.yaml",
             "lsm_bcbs67_burst.yaml"]
 
 

@@ -125,3 +125,10 @@ BAD_FLAGS = [
 @pytest.mark.parametrize("args,flag,fragment", BAD_FLAGS, ids=[" ".join(b[0]) for b in BAD_FLAGS])
 def test_bad_flag(args, flag, fragment):
     check_one_line_error(run(*args), f"burstgate-cost: {flag}", fragment)
+
+
+def test_mix_whose_shares_do_not_add_up_is_refused(tmp_path):
+    """A typo in a share used to be rescaled away in silence (0.5 + 0.4 ran as 5/9 + 4/9)."""
+    mix = tmp_path / "mix.txt"
+    mix.write_text("A write 4k 0.5\nB read 8k 0.4\n")
+    check_one_line_error(run("--mix", mix), f"burstgate-cost: {mix}: ", "the shares add up to 0.9, not 1")

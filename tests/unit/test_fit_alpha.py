@@ -1,4 +1,4 @@
-"""Seed 002's alpha fit (`sw/py/burstgate fit-alpha`, burstgate_tools/fit_alpha.py) and the
+"""Still Water's alpha fit (`burstgate fit-alpha`, rtl/burstgate/tools/fit_alpha.py) and the
 burstgate-sim CSV columns it reads (sa_p95_us, sa_n): Eq. (1) data gives back its alpha, the
 windows the firmware would not use are left out, and a series without the columns is refused
 with its file:line."""
@@ -7,10 +7,11 @@ import math
 import os
 import pathlib
 import subprocess
-import sys
 
 import pytest
 import yaml
+
+from ..conftest import run_burstgate
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BUILD = pathlib.Path(os.environ.get("BG_BUILD_DIR", "build/cmake"))
@@ -22,9 +23,7 @@ HEADER = ("window,t_ms,tenant,iops,mbps,alloc_cpu_ns,alloc_ingress_B,alloc_egres
 
 
 def burstgate(*args):
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "sw" / "py"))
-    return subprocess.run([sys.executable, "-m", "burstgate_tools", *map(str, args)], capture_output=True,
-                          text=True, timeout=60, check=False, env=env)
+    return run_burstgate(*args, timeout=60)
 
 
 def series(path, lam_mbps, p95_us, windows=20, warmup_windows=3, sparse_every=4):
@@ -77,8 +76,8 @@ def run_sim(*args):
 
 
 @pytest.fixture(scope="module")
-def short_seed002(tmp_path_factory):
-    sc = yaml.safe_load((ROOT / "scenarios" / "seed002_hot_segments.yaml").read_text())
+def short_hot_segments(tmp_path_factory):
+    sc = yaml.safe_load((ROOT / "scenarios" / "dualbucket_hot_segments.yaml").read_text())
     sc["duration_ms"], sc["warmup_ms"] = 30, 5
     sc["dualbucket"]["cheque_share"] = 0.0
     path = tmp_path_factory.mktemp("alpha") / "s.yaml"
@@ -86,11 +85,11 @@ def short_seed002(tmp_path_factory):
     return path
 
 
-def test_simulator_writes_the_p95_the_firmware_reads(short_seed002, tmp_path):
+def test_simulator_writes_the_p95_the_firmware_reads(short_hot_segments, tmp_path):
     # Bugs caught: the column empty or zero under dualbucket (the histogram not read, or read
     # after the tick cleared it); filled under a scheduler whose firmware never reads it.
     csv = tmp_path / "db.csv"
-    result = run_sim(short_seed002, "--csv", csv, "--quiet", "--out", tmp_path / "db.json")
+    result = run_sim(short_hot_segments, "--csv", csv, "--quiet", "--out", tmp_path / "db.json")
     assert result.returncode == 0, result.stderr
     lines = csv.read_text().splitlines()
     assert lines[0] == HEADER
@@ -102,6 +101,6 @@ def test_simulator_writes_the_p95_the_firmware_reads(short_seed002, tmp_path):
     assert fit.returncode == 0, fit.stderr
     assert float(fit.stdout.splitlines()[-1].split("=")[1]) > 0
     bios = tmp_path / "bios.csv"
-    result = run_sim(short_seed002, "--scheduler", "bios", "--csv", bios, "--quiet", "--out", tmp_path / "b.json")
+    result = run_sim(short_hot_segments, "--scheduler", "bios", "--csv", bios, "--quiet", "--out", tmp_path / "b.json")
     assert result.returncode == 0, result.stderr
     assert all(ln.endswith(",,") for ln in bios.read_text().splitlines()[1:])

@@ -3,6 +3,7 @@ the trace's I/Os (count and bytes, from the shared CloudPhysics trace); `trace2i
 iolog v3 files that parse back to the source records; every malformed trace line, tenants file
 or option gets exit code 2 and a message naming FILE:LINE (or the field path)."""
 
+import gzip
 import json
 import os
 import pathlib
@@ -10,12 +11,14 @@ import subprocess
 
 import pytest
 
+from ..conftest import run_burstgate
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BUILD = pathlib.Path(os.environ.get("BG_BUILD_DIR", "build/cmake"))
 if not BUILD.is_absolute():
     BUILD = ROOT / BUILD
 CLI = BUILD / "sw" / "tools" / "burstgate-host"
-TRACE = ROOT.parent / "shared" / "traces" / "cloudphysics-io.csv"
+TRACE = ROOT / "tests" / "data" / "cloudphysics-excerpt.csv"
 
 # One trace tenant beside a small open-loop neighbour; the DPU of scenarios/cloudphysics_replay.yaml.
 TENANTS = """\
@@ -173,17 +176,15 @@ def test_trace2iolog_writes_one_file_per_device(tmp_path):
 
 
 def test_burstgate_command_runs_trace2iolog(tmp_path):
-    """`burstgate trace2iolog` (issue 9's name for it) is burstgate-host's converter, errors included."""
+    """`burstgate trace2iolog` is burstgate-host's converter, errors included."""
     trace = tmp_path / "msr.csv"
     trace.write_text("128166372003061629,hm,1,Read,8192,4096,1331\n128166372013061629,hm,1,Write,0,512,77\n")
-    cmd = [ROOT / "sw" / "py" / "burstgate", "trace2iolog", "--trace", trace, "--format", "msr",
-           "--out-dir", tmp_path / "o", "--device-map", "hm_1=vol"]
-    env = {**os.environ, "BG_BUILD_DIR": str(BUILD)}
-    result = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, env=env, timeout=60)
+    args = ["trace2iolog", "--trace", trace, "--format", "msr", "--out-dir", tmp_path / "o", "--device-map", "hm_1=vol"]
+    result = run_burstgate(*args, timeout=60)
     assert result.returncode == 0, result.stderr
     assert parse_iolog_v3(tmp_path / "o" / "vol.iolog") == ("vol", [(0, "read", 8192, 4096), (1_000_000, "write", 0, 512)])
     trace.write_text("1,hm,1,Read,8192,4096,1331\nnot a record\n")
-    bad = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, env=env, timeout=60)
+    bad = run_burstgate(*args, timeout=60)
     assert bad.returncode == 2 and f"{trace}:2" in bad.stderr, bad.stderr
 
 
@@ -248,3 +249,22 @@ def test_bad_tenants_file_and_options_are_exit_2(tmp_path):
         result = run(*args)
         assert result.returncode == 2, (words, result.stderr)
         assert words in result.stderr, (words, result.stderr)
+
+
+@pytest.mark.parametrize("content", ["", "version,time,op,size,lbn\n"], ids=["empty", "header-only"])
+def test_trace2iolog_of_a_trace_without_records_fails(tmp_path, content):
+    """It used to exit 0 having written nothing: a user then replays a file that is not there."""
+    trace = tmp_path / "t.csv"
+    trace.write_text(content)
+    result = run("trace2iolog", "--trace", trace, "--format", "cloudphysics", "--out-dir", tmp_path / "out")
+    assert result.returncode == 2, result.stderr
+    assert f"{trace}: no I/O record in the trace; nothing written" in result.stderr
+    assert not any((tmp_path / "out").iterdir()) if (tmp_path / "out").exists() else True
+
+
+def test_a_compressed_trace_is_named_as_such(tmp_path):
+    trace = tmp_path / "t.csv.gz"
+    trace.write_bytes(gzip.compress(TRACE.read_bytes()[:4096]))
+    result = run("trace2iolog", "--trace", trace, "--format", "cloudphysics", "--out-dir", tmp_path / "out")
+    assert result.returncode == 2
+    assert f"{trace}: gzip-compressed; decompress it first" in result.stderr, result.stderr

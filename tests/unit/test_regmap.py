@@ -4,7 +4,7 @@ description must reject what the hardware could not implement."""
 import pytest
 
 from burstgate.regmap import REGMAP, Block, Register
-from burstgate.regmap.__main__ import OUTPUTS, main, stale_files
+from burstgate.regmap.command import OUTPUTS, main, stale_files
 
 from ..conftest import ROOT
 

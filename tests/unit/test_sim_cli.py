@@ -6,22 +6,23 @@ import json
 import os
 import pathlib
 import subprocess
-import sys
 
 import pytest
+
+from ..conftest import run_burstgate
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BUILD = pathlib.Path(os.environ.get("BG_BUILD_DIR", "build/cmake"))
 if not BUILD.is_absolute():
     BUILD = ROOT / BUILD
 CLI = BUILD / "sw" / "sim" / "burstgate-sim"
-EXAMPLE = ROOT.parent / "shared" / "examples" / "scenario.yaml"
+EXAMPLE = ROOT / "scenarios" / "example.yaml"
 
 
-def run(*args):
+def run(*args, timeout=120):
     if not CLI.is_file():
         pytest.fail(f"{CLI} does not exist: build it with `make cpp` (or set BG_BUILD_DIR to your build)")
-    return subprocess.run([str(CLI), *map(str, args)], capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.run([str(CLI), *map(str, args)], capture_output=True, text=True, timeout=timeout, check=False)
 
 
 @pytest.fixture(scope="module")
@@ -125,11 +126,52 @@ def test_missing_file_exits_2(tmp_path):
     assert "nope.yaml: cannot open" in result.stderr
 
 
+def test_a_folder_given_as_the_scenario_is_named_as_such(tmp_path):
+    result = run(tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"burstgate-sim: {tmp_path}: is a folder, not a scenario file"
+
+
+def test_a_key_given_twice_is_refused_with_its_line(tmp_path):
+    """yaml-cpp keeps the first of two equal keys: the second value used to be ignored in silence."""
+    text = EXAMPLE.read_text()
+    old = "      iodepth: 64\n"
+    line = text[:text.index(old)].count("\n") + 2
+    path = tmp_path / "twice.yaml"
+    path.write_text(text.replace(old, old + "      iodepth: 8\n", 1))
+    result = run(path, "--quiet")
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"burstgate-sim: {path}:{line}: tenants[1].workload.iodepth: key given twice"), \
+        result.stderr
+
+
+def test_an_offered_load_far_above_capacity_stops_in_bounded_memory(tmp_path):
+    """rate_iops: 1e9 used to run 21 s to a std::bad_alloc at 3.5 GB (exit 1); now the backlog
+    limit stops it with exit 2 naming the tenant, inside a 2 GB address space."""
+    import resource
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    path = tmp_path / "flood.yaml"
+    path.write_text(EXAMPLE.read_text().replace("rate_iops: 8000", "rate_iops: 1e9", 1))
+    result = subprocess.run([str(CLI), str(path), "--quiet"], capture_output=True, text=True, timeout=120,
+                            preexec_fn=limit, check=False)
+    assert result.returncode == 2, result.stderr
+    assert "tenants[2] (steady): more than 4194304 I/Os waiting or in flight" in result.stderr, result.stderr
+
+
+def test_an_unwritable_out_fails_before_the_run(tmp_path):
+    """--out used to be opened after the whole simulation; now a bad path costs nothing."""
+    scenario = tmp_path / "long.yaml"
+    scenario.write_text(EXAMPLE.read_text().replace("duration_ms: 1000 ", "duration_ms: 600000 ", 1))
+    result = run(scenario, "--out", tmp_path / "no" / "such" / "dir" / "r.json", timeout=20)
+    assert result.returncode == 2
+    assert "--out: cannot write" in result.stderr
+
+
 def burstgate(*args):
-    """The `burstgate` host-tool command (sw/py/burstgate) with this interpreter."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "sw" / "py"))
-    return subprocess.run([sys.executable, "-m", "burstgate_tools", *map(str, args)], capture_output=True,
-                          text=True, timeout=120, check=False, env=env)
+    return run_burstgate(*args, timeout=120)
 
 
 def test_plot_writes_cdf_and_series_pngs(short_example, tmp_path):
@@ -150,6 +192,31 @@ def test_plot_writes_cdf_and_series_pngs(short_example, tmp_path):
     assert result.stdout.splitlines()[1].startswith("wild") and result.stdout.splitlines()[2].startswith("bios")
 
 
+def test_plot_and_compare_refuse_bad_input_with_a_located_message(short_example, tmp_path):
+    """Each case used to end in a traceback or to drop data in silence."""
+    latin1 = tmp_path / "latin1.json"
+    latin1.write_bytes(b'{"scenario": "caf\xe9"}')
+    bios = tmp_path / "bios.json"
+    assert run(short_example, "--quiet", "--out", bios).returncode == 0
+    other = json.loads(bios.read_text())
+    other["scenario"] = "another"
+    other_path = tmp_path / "other.json"
+    other_path.write_text(json.dumps(other))
+    a_file = tmp_path / "a_file"
+    a_file.write_text("")
+    cases = [
+        (["plot", latin1, "--out", tmp_path / "o1"], f"{latin1}: not UTF-8 text"),
+        (["compare", latin1], f"{latin1}: not UTF-8 text"),
+        (["plot", bios, "--out", a_file], f"--out {a_file}: exists and is not a folder"),
+        (["plot", bios, other_path, "--out", tmp_path / "o2"], "scenario 'another'"),
+        (["plot", bios, "--csv", latin1, "--out", tmp_path / "o3"], f"{latin1}: not UTF-8 text"),
+    ]
+    for args, message in cases:
+        result = burstgate(*args)
+        assert result.returncode == 2, (args, result.stderr)
+        assert "Traceback" not in result.stderr and message in result.stderr, (args, result.stderr)
+
+
 def test_plot_rejects_a_file_that_is_not_a_report(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text('{"tenants": []}')
@@ -160,7 +227,7 @@ def test_plot_rejects_a_file_that_is_not_a_report(tmp_path):
 
 @pytest.mark.parametrize("scheduler", ["bios", "wild", "base", "dualbucket"])
 def test_verilator_engine_gives_the_model_report(tmp_path, scheduler):
-    """DESIGN.md contract 3: the same scenario through the Verilated kernel and through the
+    """docs/design.md contract 3: the same scenario through the Verilated kernel and through the
     model gives byte-identical reports (but for the engine's name) and time series."""
     text = (EXAMPLE.read_text().replace("duration_ms: 1000", "duration_ms: 40")
             .replace("warmup_ms: 100", "warmup_ms: 5").replace("start_ms: 200", "start_ms: 15"))

@@ -1,6 +1,6 @@
 """burstgate-sim's steady_as_hot / steady_new_as_hot (report fields of a tenant with hot
 segments): decisions the segment monitor took as hot on I/Os to the workload's steady
-segments, all and on first offers only (docs/results.md, seed 002)."""
+segments, all and on first offers only (docs/results.md, Still Water)."""
 
 import json
 import os
@@ -20,7 +20,7 @@ CLI = BUILD / "sw" / "sim" / "burstgate-sim"
 def run(tmp_path, threshold_iops):
     if not CLI.is_file():
         pytest.fail(f"{CLI} does not exist: build it with `make cpp` (or set BG_BUILD_DIR to your build)")
-    sc = yaml.safe_load((ROOT / "scenarios" / "seed002_hot_segments.yaml").read_text())
+    sc = yaml.safe_load((ROOT / "scenarios" / "dualbucket_hot_segments.yaml").read_text())
     sc["duration_ms"], sc["warmup_ms"] = 30, 5
     sc["dualbucket"]["hot_threshold_iops"] = threshold_iops
     path, out = tmp_path / f"s{threshold_iops}.yaml", tmp_path / f"r{threshold_iops}.json"

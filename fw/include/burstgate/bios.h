@@ -12,6 +12,13 @@
  * 4 KiB I/O like a deferred 1 MiB one. A retried I/O deferred again counts again: repeated
  * deferral is exactly the "more follow-up I/Os" pressure the paper weights up.
  *
+ * One instance. §5.2 runs BIOS "on every SA control thread" and §5.3 divides "the global
+ * limit by the number of threads to get the per-thread limit". Here admission happens in the
+ * datapath before the load balancer picks a thread, and grants, counters, the burst list and
+ * the pool are per tenant, so one instance runs over all tenants with total = the capacity
+ * of all threads (docs/results.md, "BIOS variations"); per-thread instances would need
+ * per-(thread, tenant) grants in the datapath.
+ *
  * Fixed point. alpha, weight_throttle, reserved share and floor share are Q16.16 in a
  * uint32_t (BG_BIOS_ONE = 1.0). x * q is computed in 64 bits and shifted right by 16, i.e.
  * truncated toward zero. demand_i saturates at 2^32 - 1. Line 10-11's share, per dimension:
@@ -20,23 +27,37 @@
  * share_i is floor(exact) or floor(exact) + 1 of the shifted ratio, a sole demander gets
  * exactly unused, and the shares never add up to more than unused (proof in bios.c).
  *
- * Lines 4-7, concretely (per tenant i, per dimension d):
- *   alloc_hist_i  = the allocation granted to i for the window that just ended.
- *   base path     : status_i == BURST (granted above res_base last window), or i deferred
- *                   an I/O (throttle_n > 0), or i spilled (spill_n > 0: an I/O was paid by
- *                   BORROW or RESERVED because its own allocation no longer covered it).
- *                   The last two are "did consume all resources": own allocation ran out.
- *                   alloc_i = res_base_i.
- *   decay path    : otherwise i stayed below base and inside its own allocation:
- *                   alloc_i = min(res_base, max(floor_i, usage_i, alloc_hist_i * alpha)).
- *                   The usage term keeps a steady tenant from being lowered below what it
- *                   just used (it would spill every other window); alpha < 1 lowers the
- *                   unused part geometrically, so an idle tenant reaches its floor after
- *                   about log(base / floor) / log(1 / alpha) windows.
- *   floor_i       = res_base_i * floor_share (truncated).
- * Line 8 subtracts every first-round allocation (both paths) from unused, so the sum of
- * allocations never exceeds total - reserved; bg_bios_init rejects a configuration whose
- * res_base sum does not fit in total - reserved.
+ * Lines 4-7, concretely (per tenant i, per dimension d). The printed lines are the default;
+ * each of the project's variations is a named option (bg_bios_params.options, floor_q16):
+ *   alloc_hist_i  = the allocation granted to i for the window that just ended ("alloc_hist"
+ *                   is not defined in the paper; the grant of the last window is the history
+ *                   line 7 can decay window after window, and §6.5 "drops to zero" needs it).
+ *   base path     : line 4, "status_i = burst or throttle_i > 0": i was granted above
+ *                   res_base last window (status_i == BURST), or i deferred an I/O
+ *                   (throttle_n > 0). alloc_i = res_base_i.
+ *                   BG_BIOS_OPT_SPILL_BASE also takes this path when i spilled (spill_n > 0:
+ *                   an I/O paid by BORROW or RESERVED because its own allocation no longer
+ *                   covered it), the prose's "did not consume all resources" read as "its own
+ *                   allocation ran out"; the pseudo-code tests throttle only.
+ *   decay path    : line 7, "alloc_i <- alloc_hist_i x alpha": alloc_i = alloc_hist_i * alpha,
+ *                   so an idle tenant's allocation falls geometrically to zero (§6.5: it
+ *                   "drops to zero"; truncation makes x * alpha < x for every x > 0), and a
+ *                   resuming tenant is served by reclaim (lines 18-20) and the reserved pool
+ *                   (lines 21-22) until line 4 restores its base. Options:
+ *                   BG_BIOS_OPT_USAGE_CLAMP  alloc_i = max(alloc_hist_i * alpha, usage_i): a
+ *                                            steady tenant below base is not lowered below
+ *                                            what it just used;
+ *                   floor_q16 > 0            alloc_i = min(res_base, max(floor_i, ...)): a
+ *                                            decayed allocation stops at the floor.
+ *                   min(res_base, .) is the identity on the printed path: a NORMAL tenant's
+ *                   grant is at most res_base in every dimension and alpha <= 1.
+ *   floor_i       = res_base_i * floor_q16 (truncated); 0 with the default floor_q16 = 0.
+ * Line 8's indentation does not say whether it belongs to the else branch. Read as part of
+ * the loop (both paths subtract their first-round allocation): under the other reading
+ * line 11's unused would also hand out the base of every tenant on the base path, and the
+ * sum of allocations could exceed total - reserved, which §5.2's "enforcing the total
+ * resource allocation limit" rules out. So the sum of allocations never exceeds total -
+ * reserved; bg_bios_init rejects a configuration whose res_base sum does not fit in it.
  *
  * Lines 9-13: demand_i = usage_i + (throttle_i * weight_throttle >> 16); cap_i = res_burst_i
  * (paid) or min(res_burst_i, res_base_i + credit_i) (credit, after this window's credit
@@ -46,9 +67,16 @@
  * is left after the shares and caps is added to the reserved pool, so
  * sum(alloc) + reserved == total exactly.
  *
+ * Reserved pool (lines 21-22). §5.2: "we reserve a small amount of pooled resources that are
+ * just enough for two tenants to resume base-level provisioning". Default (reserve_tenants =
+ * 2): per dimension, the sum of the two largest res_base, so any two tenants can resume at
+ * once whichever they are; where the tenants' bases leave less than that of total, the pool
+ * is what they leave (bg_bios.reserve says what was set aside). reserve_tenants = 0 is the
+ * project's variation: a fixed share of total, reserved_q16.
+ *
  * Idle tenants (§6.6). A tenant that offered no I/O in the last window and whose allocation
- * has decayed to its floor is dropped: it leaves the scheduled list, so RUN_SCHEDULING no
- * longer visits it and runs in time linear in the scheduled tenants only. Its grant stays
+ * has decayed to its floor (zero by default) is dropped: it leaves the scheduled list, so
+ * RUN_SCHEDULING no longer visits it and runs in time linear in the scheduled tenants only. Its grant stays
  * at the floor window after window (the datapath keeps refilling it), the floor stays
  * subtracted from unused, and its first I/Os on resuming are admitted from that floor, then
  * from a lender's surplus or the reserved pool up to its base (fast recovery); the active
@@ -77,6 +105,12 @@ extern "C" {
 #define BG_BIOS_BITMAP_WORDS (BG_BIOS_MAX_TENANTS / 64u)
 
 enum { BG_BURST_PAID = 0, BG_BURST_CREDIT = 1 };
+
+/* The project's variations of Algorithm 1 (bg_bios_params.options; see lines 4-7 above). */
+#define BG_BIOS_OPT_USAGE_CLAMP 1u /* line 7: max(alloc_hist * alpha, usage) */
+#define BG_BIOS_OPT_SPILL_BASE 2u  /* line 4: a spilled tenant (spill_n > 0) takes the base path */
+#define BG_BIOS_OPT_ALL (BG_BIOS_OPT_USAGE_CLAMP | BG_BIOS_OPT_SPILL_BASE)
+#define BG_BIOS_RESERVE_TENANTS_MAX 16u
 enum { BG_BIOS_NORMAL = 0, BG_BIOS_BURST = 1 };
 
 /* Configuration errors of bg_bios_init / bg_basecbs_alloc (0 = accepted). */
@@ -86,7 +120,8 @@ enum {
     BG_BIOS_E_RATIO = -2,     /* alpha, reserved or floor share above 1.0 */
     BG_BIOS_E_BURST = -3,     /* a tenant's res_burst below its res_base (err_tenant) */
     BG_BIOS_E_OVERSUB = -4,   /* sum(res_base) above total - reserved (err_dim) */
-    BG_BIOS_E_MODE = -5       /* burst mode neither paid nor credit (err_tenant) */
+    BG_BIOS_E_MODE = -5,      /* burst mode neither paid nor credit (err_tenant) */
+    BG_BIOS_E_OPTION = -6     /* unknown option bit or reserve_tenants above the maximum */
 };
 
 typedef struct bg_bios_params {
@@ -94,7 +129,9 @@ typedef struct bg_bios_params {
     uint32_t reserved_q16;        /* reserved pool / total, Q16.16 in [0, 1.0] */
     uint32_t alpha_q16;           /* line 7 decay factor, Q16.16 in [0, 1.0] */
     uint32_t weight_throttle_q16; /* line 10 weight of throttled cost, Q16.16 */
-    uint32_t floor_q16;           /* floor allocation / res_base, Q16.16 in [0, 1.0] */
+    uint32_t floor_q16;           /* variation: floor allocation / res_base, Q16.16 in [0, 1.0]; 0 = line 7 */
+    uint32_t options;             /* BG_BIOS_OPT_* variations; 0 = Algorithm 1 as printed */
+    uint32_t reserve_tenants;     /* pool = the n largest bases (2 = §5.2); 0: total * reserved_q16 */
 } bg_bios_params;
 
 /* A bg_bios_tenant starts on 16 bytes: 144 bytes a tenant (nine 16-byte rows, the last
@@ -139,7 +176,7 @@ typedef struct bg_bios {
     uint32_t n_sched;
     uint32_t n_burst;      /* out: entries of burst_list */
     uint32_t window;       /* index of the window whose counters run() consumes next */
-    bg_vec reserve;        /* total * reserved share: the fixed part of the pool */
+    bg_vec reserve;        /* the fixed part of the pool (two largest bases, or the share) */
     bg_vec reserved;       /* out: reserved pool of the next window */
     bg_vec dropped_sum;    /* floors granted to dropped tenants */
     uint64_t dropped[BG_BIOS_BITMAP_WORDS];

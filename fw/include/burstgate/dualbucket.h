@@ -1,4 +1,4 @@
-/* Dual-bucket throttling (seed 002 §4.2): the per-interval part. The firmware turns the
+/* Dual-bucket throttling (Still Water §4.2): the per-interval part. The firmware turns the
  * monitored P_p SA delay into an available-bandwidth estimate delta_p (equations (1)-(2)) and
  * a cheque target; the interval tick refills the main and cheque buckets from it.
  *
@@ -18,7 +18,7 @@
  * per-interval capacity K[d] = mu * T: cheque target C[d] = min(K[d] * delta_p / mu,
  * share * S[d]), i.e. delta_p * T ("refill the cheque bucket with delta_p T") up to the share's
  * Q0.16 rounding (at most K[d] / 65536 low). The main bucket's issuance S is the proxy's
- * rate limit, which seed 002 sets below what the server can serve (1.2 GB/s, "100 % load",
+ * rate limit, which Still Water sets below what the server can serve (1.2 GB/s, "100 % load",
  * against the mu = 2130 of its Fig. 6) so that the residual mu - lambda the cheque overdraws
  * exists; delta_p measures that residual against mu, not against S.
  *

@@ -36,12 +36,20 @@
 #define BG_LFSR_ZERO_SEED 0xace1u /* what a zero LFSR seed is replaced with (a zero state would lock it) */
 #define BG_LB_DEPTH_BITS 12u /* bits of the egress depth register: 1..4095 outstanding I/Os */
 #define BG_LB_CHARGE_BITS 20u /* bits of the load balancer's per-I/O CPU-ns charge (clamped) */
+#define BG_LB_STATIC 0u /* LB.POLICY: the lowest eligible member of the set (one-hot sets: the 1:1 baseline) */
+#define BG_LB_ROUND_ROBIN 1u /* LB.POLICY: a per-ingress pointer over the set */
+#define BG_LB_JSQ 2u /* LB.POLICY: join the shortest queue by outstanding CPU ns */
+#define BG_LB_P2C 3u /* LB.POLICY: two LFSR draws over the eligible members, the less loaded */
+#define BG_LB_LEAST_IOS 4u /* LB.POLICY: the fewest outstanding I/Os (lowest index on ties) */
+#define BG_LB_POLICIES 5u /* LB.POLICY values in use; the rest of the field is reserved */
+#define BG_SEGMON_STEADY_MAX 254u /* largest SEGMON.STEADY_WINDOWS (N): N + 1 must fit the 8-bit hold count */
+#define BG_SRC_BITS 3u /* bits of a decision's source (SRC_*) */
 #define BG_BP_COUNT_BITS 16u /* bits of every buffer-pool count */
 #define BG_BP_QUIET_BITS 4u /* bits of the buffer pool's quiet-window count */
 #define BG_SCHED_BIOS 0u /* CTRL.SCHEDULER: BurstCBS BIOS (own, borrow, reserved pool) */
 #define BG_SCHED_BASE 1u /* CTRL.SCHEDULER: BaseCBS, static per-tenant admission */
 #define BG_SCHED_WILD 2u /* CTRL.SCHEDULER: WildCBS, per-tenant limiter and a global budget */
-#define BG_SCHED_DUALBUCKET 3u /* CTRL.SCHEDULER: seed 002 main bucket + cheque bucket */
+#define BG_SCHED_DUALBUCKET 3u /* CTRL.SCHEDULER: Still Water main bucket + cheque bucket */
 #define BG_SRC_OWN 0u /* decision: paid by the tenant's own grant (dual-bucket: the main bucket) */
 #define BG_SRC_BORROW 1u /* decision: paid by a bursting tenant's lendable surplus */
 #define BG_SRC_RESERVED 2u /* decision: paid by the reserved pool / cheque bucket */
@@ -380,7 +388,7 @@ static inline uint32_t bg_cost_size_lo_reset(unsigned i)
 #define BG_COST_TABLE_SLOPE_RO 0
 #define BG_COST_TABLE_SLOPE_RESET 0x0u
 
-/* Block SEGMON: Segment-level rate monitor (seed 002 §4.2): a segment is hot once its I/O count in a window exceeds R and stays hot until N windows pass at or below R; hot segments cannot draw the reserved pool / cheque. */
+/* Block SEGMON: Segment-level rate monitor (Still Water §4.2): a segment is hot once its I/O count in a window exceeds R and stays hot until N windows pass at or below R; hot segments cannot draw the reserved pool / cheque. */
 #define BG_SEGMON_BASE 0x8000u
 #define BG_SEGMON_SIZE 0x1000u
 #define BG_SEGMON_HOT_THRESHOLD 0x8000u

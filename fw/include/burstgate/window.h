@@ -9,13 +9,18 @@
  *   read ACTIVE, then per tenant the scheduler looks at: USAGE, THROTTLE, THROTTLE_N, SPILL_N
  *   bios:       bg_bios_run; write GRANT and LEND_GRANT of every scheduled tenant, the burst
  *               list, BURST_N and POOL (the reserved pool)
- *   base:       nothing: the static shares written at init stay in force
- *   wild:       credits and limits (bg_wildcbs_window); GRANT = limit, GLOBAL = total
+ *   base:       the static shares written at init stay in force (rewritten with the carry
+ *               when cfg.carry_max is set)
+ *   wild:       credits and limits (bg_wildcbs_window); GRANT = limit, GLOBAL = total (plus
+ *               what is left of it, up to global_carry_max, with the carry on)
  *   dualbucket: POOL_DRAWN and POOL (the cheque left), bg_db_refill then bg_db_update on
- *               HIST_ALL; GLOBAL = main bucket, POOL = cheque
+ *               HIST_ALL; GLOBAL = main bucket, POOL = cheque; with cfg.db_contracts, also
+ *               every tenant's counters, credits, and GRANT = its part of the main bucket
  *   cost adjustment (any scheduler, when enabled): bg_ca_window on HIST_ALL and the summed
  *               USAGE against total; it writes COST.FACTOR itself
  *   WINDOW = COMMIT                    grants refill, counters clear, admission resumes
+ * Grant carry (cfg.carry_max): every grant the loop writes is the scheduler's grant plus
+ * min(carry_max, grant written last window - usage of the window that just ended).
  * A tenant the loop does not rewrite keeps its grant (the datapath refills it every window),
  * which is how a tenant BIOS dropped from its schedule list (§6.6) costs no work.
  *
@@ -41,7 +46,8 @@ enum {
     BG_FW_OK = 0,
     BG_FW_E_SCHEDULER = -10, /* scheduler is not a BG_SCHED_* value */
     BG_FW_E_DUALBUCKET = -11, /* bg_db_config_error() names the field */
-    BG_FW_E_COSTADJ = -12     /* bg_ca_config_error() names the field */
+    BG_FW_E_COSTADJ = -12,    /* bg_ca_config_error() names the field */
+    BG_FW_E_CARRY = -13       /* carry_max and granted: both set or both NULL */
     /* otherwise a BG_BIOS_E_* code from bg_bios_init / bg_basecbs_alloc */
 };
 
@@ -51,6 +57,26 @@ typedef struct bg_fw_config {
     bg_db_config db;        /* dual-bucket; main_size is the main bucket's issuance */
     uint32_t costadj;       /* 1: run delay-based cost adjustment every window */
     bg_ca_config ca;
+    /* Grant carry (docs/contracts.md), off when NULL: [n] per tenant, the most of a window's
+     * unspent grant that may roll into the next window's; and [n] caller storage for the
+     * grant last written. The datapath refills a grant every window without carry-over, so
+     * without it a tenant whose base buys a fractional number of its I/Os per window (2.29
+     * 128 KiB I/Os in a 1 ms window) gets only the whole part; the carry, capped at one
+     * largest I/O, pays the fractions out. */
+    const bg_vec *carry_max;
+    bg_vec *granted;
+    /* wild, with the carry on: the most of the GLOBAL budget left at a window's end that rolls
+     * into the next. burstgate-sim sets what one window of capacity lacks to hold one 1 MiB
+     * I/O (1 MiB against 750 kB of a 3 GB/s limiter in a 250 us window), which would otherwise
+     * never pass the global check; zero, WildCBS as printed, at the usual window lengths. */
+    bg_vec global_carry_max;
+    /* dualbucket only. 0: Still Water as printed, the segment-level buckets alone (the datapath's
+     * DUALBUCKET mode, which consults no tenant grant). 1: the buckets on top of the tenants'
+     * contracts (docs/contracts.md): the datapath runs in BIOS mode with no lenders, the main
+     * bucket's issuance is apportioned over the tenants every window (contracts first, capped
+     * at each tenant's burst) as their grants, and the cheque is the pool, which the datapath
+     * gives only to steady-segment I/Os of a tenant within its base. */
+    uint32_t db_contracts;
 } bg_fw_config;
 
 typedef struct bg_fw {

@@ -1,4 +1,4 @@
-"""The single register-map source of burstgate (DESIGN.md contract 1)."""
+"""The single register-map source of burstgate (docs/design.md contract 1)."""
 
 from .burstgate_map import C, REGMAP
 from .model import Block, Constant, Register, RegisterMap

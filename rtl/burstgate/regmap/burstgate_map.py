@@ -41,12 +41,20 @@ _CONSTANTS = (
     Constant("LFSR_ZERO_SEED", 0xACE1, "what a zero LFSR seed is replaced with (a zero state would lock it)"),
     Constant("LB_DEPTH_BITS", 12, "bits of the egress depth register: 1..4095 outstanding I/Os"),
     Constant("LB_CHARGE_BITS", 20, "bits of the load balancer's per-I/O CPU-ns charge (clamped)"),
+    Constant("LB_STATIC", 0, "LB.POLICY: the lowest eligible member of the set (one-hot sets: the 1:1 baseline)"),
+    Constant("LB_ROUND_ROBIN", 1, "LB.POLICY: a per-ingress pointer over the set"),
+    Constant("LB_JSQ", 2, "LB.POLICY: join the shortest queue by outstanding CPU ns"),
+    Constant("LB_P2C", 3, "LB.POLICY: two LFSR draws over the eligible members, the less loaded"),
+    Constant("LB_LEAST_IOS", 4, "LB.POLICY: the fewest outstanding I/Os (lowest index on ties)"),
+    Constant("LB_POLICIES", 5, "LB.POLICY values in use; the rest of the field is reserved"),
+    Constant("SEGMON_STEADY_MAX", 254, "largest SEGMON.STEADY_WINDOWS (N): N + 1 must fit the 8-bit hold count"),
+    Constant("SRC_BITS", 3, "bits of a decision's source (SRC_*)"),
     Constant("BP_COUNT_BITS", 16, "bits of every buffer-pool count"),
     Constant("BP_QUIET_BITS", 4, "bits of the buffer pool's quiet-window count"),
     Constant("SCHED_BIOS", 0, "CTRL.SCHEDULER: BurstCBS BIOS (own, borrow, reserved pool)"),
     Constant("SCHED_BASE", 1, "CTRL.SCHEDULER: BaseCBS, static per-tenant admission"),
     Constant("SCHED_WILD", 2, "CTRL.SCHEDULER: WildCBS, per-tenant limiter and a global budget"),
-    Constant("SCHED_DUALBUCKET", 3, "CTRL.SCHEDULER: seed 002 main bucket + cheque bucket"),
+    Constant("SCHED_DUALBUCKET", 3, "CTRL.SCHEDULER: Still Water main bucket + cheque bucket"),
     Constant("SRC_OWN", 0, "decision: paid by the tenant's own grant (dual-bucket: the main bucket)"),
     Constant("SRC_BORROW", 1, "decision: paid by a bursting tenant's lendable surplus"),
     Constant("SRC_RESERVED", 2, "decision: paid by the reserved pool / cheque bucket"),
@@ -181,10 +189,9 @@ _LB = Block(
     doc=("Queue-scaling load balancer (BurstCBS §5.1): each admitted I/O goes to one egress "
          "queue (SA thread) of its ingress queue's set; see burstgate/model/load_balancer.hpp."),
     registers=(
-        Register("POLICY", 0x000, 3, doc="0 static (lowest eligible), 1 round robin, 2 join the "
-                 "shortest queue by outstanding CPU ns, 3 power of two choices, 4 the fewest "
-                 "outstanding I/Os (lowest index on ties). 5..7 are reserved: the gateware "
-                 "decides as 0, the model rejects the write."),
+        Register("POLICY", 0x000, 3, doc="LB_STATIC, LB_ROUND_ROBIN, LB_JSQ, LB_P2C or LB_LEAST_IOS. "
+                 "LB_POLICIES..7 are reserved: the gateware decides as LB_STATIC, the model rejects "
+                 "the write."),
         Register("DEPTH", 0x004, C["LB_DEPTH_BITS"], reset=64,
                  doc="Outstanding I/Os an egress queue takes before it is full (1..4095)."),
         Register("SEED", 0x008, 32, storage="external",
@@ -219,13 +226,13 @@ _BPOOL = Block(
 
 _SEGMON = Block(
     "SEGMON", base=0x8000, size=0x1000,
-    doc=("Segment-level rate monitor (seed 002 §4.2): a segment is hot once its I/O count in "
+    doc=("Segment-level rate monitor (Still Water §4.2): a segment is hot once its I/O count in "
          "a window exceeds R and stays hot until N windows pass at or below R; hot segments "
          "cannot draw the reserved pool / cheque. See burstgate/model/segment_monitor.hpp."),
     registers=(
         Register("HOT_THRESHOLD", 0x000, 16, reset=0xFFFF,
                  doc="R, I/Os per window (65535: no segment is ever hot)."),
-        Register("STEADY_WINDOWS", 0x004, 8, reset=5, doc="N, 0..254."),
+        Register("STEADY_WINDOWS", 0x004, 8, reset=5, doc="N, 0..SEGMON_STEADY_MAX (254)."),
     ))
 
 _TENANT = Block(

@@ -6,7 +6,7 @@
 
 #include "burstgate/host/xrt_device.hpp"
 #ifdef BG_HAVE_VERILATOR
-#include "burstgate/sim/verilator_device.hpp"
+#include "burstgate/host/verilator_device.hpp"
 #endif
 
 namespace bg {
@@ -85,7 +85,7 @@ std::unique_ptr<Device> open_device(const std::string &engine, const AgentParams
         return checked(std::make_unique<VerilatorDevice>(options.trace), params);
 #else
         throw std::runtime_error("verilator: the Verilated kernel is not built into this binary; build it with "
-                                 "`make sim` (needs rtl/burstgate/core.py), or use --engine model");
+                                 "`make cpp` (needs rtl/burstgate/core.py), or use --engine model");
 #endif
     }
     if (engine == "xrt")

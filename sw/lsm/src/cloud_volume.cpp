@@ -76,7 +76,7 @@ Time CloudVolume::fast_service(std::uint32_t bytes)
 {
     const double jitter = 0.6 + 0.4 * rng_.exponential(1.0);
     const Time base = static_cast<Time>(static_cast<double>(spec_.base_latency) * jitter);
-    // Transfer through the shared bandwidth cap (seed 001 Observation #4).
+    // Transfer through the shared bandwidth cap (Unwritten Contract Observation #4).
     const Time xfer = static_cast<Time>(static_cast<double>(bytes) * 1e9 /
                                         static_cast<double>(spec_.bandwidth_bps));
     const Time now = loop_.now();

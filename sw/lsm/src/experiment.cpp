@@ -238,7 +238,7 @@ Experiment::Experiment(const RunSpec& spec, EventLoop& loop, Volume* backing) : 
     lsm.seed = spec.seed;
     if (spec.store != "raw") m.store = std::make_unique<LsmStore>(loop, *io, *m.cache, lsm);
     m.wl = std::make_unique<Workload>(spec.workload, lsm.keys);
-    m.driver = std::make_unique<Driver>(spec, loop, m.store.get(), base, *m.wl, base->paid_iops());
+    m.driver = std::make_unique<Driver>(m.spec, loop, m.store.get(), base, *m.wl, base->paid_iops());
     if (backing) loop.at(spec.warmup, [this] { mark_warmup(); });
 }
 

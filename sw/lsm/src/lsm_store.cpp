@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "burstgate/lsm/sim.hpp"
+#include "burstgate/lsm/event_loop.hpp"
 
 namespace bg::lsm {
 

@@ -1,4 +1,4 @@
-// burstgate-lsm: the LSM-side reproductions of seed 000 (Calcspar, ATC'23) on the simulated
+// burstgate-lsm: the LSM-side reproductions of Calcspar (ATC'23) on the simulated
 // cloud volume. Each figure command prints a table and, with --json, writes every run's
 // report (per-operation latency percentiles, volume IOPS, cache hit ratio).
 #include <unistd.h>
@@ -30,7 +30,7 @@ namespace {
 
 const char* kUsage = R"(usage: burstgate-lsm COMMAND [options]
 
-commands (seed 000 = Calcspar, ATC'23):
+commands (Calcspar, ATC'23):
   fig3    the volume alone: Fig. 3's single-thread pattern, per-second latency (overdraft rule)
   fig4    the volume alone: latency vs threads above/below paid IOPS (W = L/A, Fig. 4)
   fig7    single thread, fluctuating random reads on io2: per-second offered/executed QPS, latency
@@ -317,14 +317,49 @@ void row(const char* fmt, ...)
 }
 
 // Fig. 3 / Fig. 4: the volume alone, driven by paced single-thread or closed-loop threads.
+// fig3 / fig4 --json: the printed table's rows as numbers, {"figure", "volume", "paid_iops",
+// "columns", "rows"}; fails (exit 2) before the run when PATH cannot be written.
+class TableJson {
+public:
+    TableJson(const Options& o, std::string figure, const VolumeSpec& spec, std::vector<std::string> columns)
+        : path_(o.json), figure_(std::move(figure)), spec_(spec), columns_(std::move(columns))
+    {
+        if (!path_.empty() && !std::ofstream(path_)) fail("--json: cannot write '" + path_ + "'");
+    }
+    void add(std::vector<double> row) { rows_.push_back(std::move(row)); }
+    void write() const
+    {
+        if (path_.empty()) return;
+        std::ofstream f(path_);
+        f << "{\"figure\": " << quote(figure_) << ", \"volume\": " << quote(spec_.type)
+          << ", \"paid_iops\": " << spec_.paid_iops << ",\n \"columns\": [";
+        for (std::size_t i = 0; i < columns_.size(); ++i) f << (i ? ", " : "") << quote(columns_[i]);
+        f << "],\n \"rows\": [";
+        for (std::size_t r = 0; r < rows_.size(); ++r) {
+            f << (r ? ",\n   " : "\n   ") << "[";
+            for (std::size_t i = 0; i < rows_[r].size(); ++i) f << (i ? ", " : "") << num(rows_[r][i]);
+            f << "]";
+        }
+        f << "]}\n";
+        if (!f) fail("--json: write to '" + path_ + "' failed");
+    }
+
+private:
+    std::string path_, figure_;
+    VolumeSpec spec_;
+    std::vector<std::string> columns_;
+    std::vector<std::vector<double>> rows_;
+};
+
 int cmd_volume(const Options& o)
 {
     const VolumeSpec spec = volume_preset(o.volume, o.iops, o.size_gb);
     const std::uint32_t a = spec.paid_iops;
     if (o.command == "fig3") {
-        // Seed 000 Fig. 3 (§2.2 Experiment #3): one thread, a per-second submit quota of 1.0A,
+        // Calcspar Fig. 3 (§2.2 Experiment #3): one thread, a per-second submit quota of 1.0A,
         // 1.6A, 1.0A, 1.0A, 2.0A, then 1.0A, a pause in second 14, 1.0A again.
         std::vector<double> pattern = {1.0, 1.6, 1.0, 1.0, 2.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0};
+        TableJson json(o, "fig3", spec, {"second", "submit_per_s", "done", "slow", "avg_us", "max_us"});
         EventLoop loop;
         CloudVolume vol(loop, spec, o.seed);
         struct Sec { std::uint64_t n = 0, slow = 0; double sum = 0, max = 0; };
@@ -355,14 +390,19 @@ int cmd_volume(const Options& o)
         row("Fig. 3: %s, %u paid IOPS, one thread; 'slow' = latency > 500 us\n", spec.type.c_str(), a);
         row("%6s %10s %8s %8s %10s %10s\n", "second", "submit/s", "done", "slow", "avg_us", "max_us");
         for (std::size_t s = 0; s < secs.size(); ++s) {
+            const double avg = secs[s].n ? secs[s].sum / static_cast<double>(secs[s].n) : 0.0;
             row("%6zu %10.0f %8llu %8llu %10.1f %10.1f\n", s + 1, pattern[s] * a, (unsigned long long)secs[s].n,
-                (unsigned long long)secs[s].slow, secs[s].n ? secs[s].sum / static_cast<double>(secs[s].n) : 0.0, secs[s].max);
+                (unsigned long long)secs[s].slow, avg, secs[s].max);
+            json.add({static_cast<double>(s + 1), pattern[s] * a, static_cast<double>(secs[s].n),
+                      static_cast<double>(secs[s].slow), avg, secs[s].max});
         }
+        json.write();
         return 0;
     }
     // fig4: L closed-loop threads; "above" = unthrottled (offered >> A), "below" = paced to 0.8A.
     row("Fig. 4: %s, %u paid IOPS; average latency vs threads (W = L/A predicts L/A above)\n", spec.type.c_str(), a);
     row("%8s %14s %14s %14s\n", "threads", "below_avg_us", "above_avg_us", "L/A_us");
+    TableJson json(o, "fig4", spec, {"threads", "below_avg_us", "above_avg_us", "l_over_a_us"});
     for (std::uint32_t l : {1u, 2u, 4u, 8u, 16u, 32u}) {
         double res[2];
         for (int above = 0; above < 2; ++above) {
@@ -384,7 +424,9 @@ int cmd_volume(const Options& o)
             res[above] = n ? sum / static_cast<double>(n) / 1e3 : 0;
         }
         row("%8u %14.1f %14.1f %14.1f\n", l, res[0], res[1], 1e6 * l / a);
+        json.add({static_cast<double>(l), res[0], res[1], 1e6 * l / a});
     }
+    json.write();
     return 0;
 }
 

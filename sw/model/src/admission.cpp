@@ -74,7 +74,8 @@ Admission::Admission(AdmissionConfig cfg) : cfg_(std::move(cfg))
 
     bg_fw_config fc{};
     fc.scheduler = sched_register(cfg_.scheduler);
-    fc.bios = bg_bios_params{cfg_.total, cfg_.reserved_q16, cfg_.alpha_q16, cfg_.weight_throttle_q16, cfg_.floor_q16};
+    fc.bios = bg_bios_params{cfg_.total, cfg_.reserved_q16, cfg_.alpha_q16, cfg_.weight_throttle_q16, cfg_.floor_q16,
+                             cfg_.options, cfg_.reserve_tenants};
     const int rc = bg_fw_init(&fw_, &fc, fw_t_.data(), fw_u_.data(), sched_.data(), burst_.data(),
                               static_cast<std::uint32_t>(n), &hal_);
     if (rc == BG_BIOS_E_OVERSUB)

@@ -46,9 +46,9 @@ LbConfig lb_config(const AgentParams &p)
     LbConfig c;
     c.ingress_queues = p.ingress;
     c.egress_queues = p.egress;
-    c.policy = LbPolicy::kStatic;
-    c.egress_depth = 64;  // LB.DEPTH reset
-    c.lfsr_seed = 0;      // LB.SEED reset
+    c.policy = static_cast<LbPolicy>(BG_LB_POLICY_RESET);
+    c.egress_depth = BG_LB_DEPTH_RESET;
+    c.lfsr_seed = BG_LB_SEED_RESET;
     return c;
 }
 

@@ -89,6 +89,92 @@ bg_vec io_cost(const Dpu &d, const Tenant &t, std::uint32_t size, bool write)
     return c;
 }
 
+namespace {
+
+// The sizes at which a contract's envelope can peak: the cost of min(iops, bytes/s / size)
+// I/Os per second of `size` bytes, c(size) affine in size within each size class with
+// non-negative base and slope, rises with size while the IOPS bound holds and falls once the
+// byte bound does (bytes/s x (a / size + b)), so its maximum over [512 B, 1 MiB] is at the
+// knee size* = bytes/s / iops, clamped to the range -- the two sizes around it, since sizes are
+// whole bytes. The range's ends are included for a contract of 0 IOPS or 0 MB/s.
+std::vector<std::uint32_t> envelope_sizes(const Provision &pv)
+{
+    std::vector<std::uint32_t> s{kContractMinSize, kContractMaxSize};
+    if (pv.iops > 0) {
+        const double knee = std::clamp(pv.mbps * 1e6 / pv.iops, double(kContractMinSize), double(kContractMaxSize));
+        s.push_back(static_cast<std::uint32_t>(std::floor(knee)));
+        s.push_back(static_cast<std::uint32_t>(std::ceil(knee)));
+    }
+    return s;
+}
+
+}  // namespace
+
+double contract_ios_per_s(const Provision &pv, std::uint32_t size)
+{
+    return std::min(pv.iops, pv.mbps * 1e6 / size);
+}
+
+bg_vec contract_vector(const Dpu &d, const Tenant &t, const Provision &pv, std::uint64_t window_ns)
+{
+    const double w_s = static_cast<double>(window_ns) / 1e9;
+    if (!d.envelope) {
+        // dpu.provision: io4k, the mapping before the contract: CPU at the estimated cost of
+        // a 4 KiB I/O weighted by the read share; link bytes = data + one header per I/O;
+        // software-limit bytes = data. A larger I/O then spends more than its share.
+        const double r = t.wl.read_share;
+        const double c4k = r * est_io_cpu(d, t, 4096, false) + (1 - r) * est_io_cpu(d, t, 4096, true);
+        bg_vec v;
+        v.d[BG_DIM_CPU] = sat32(pv.iops * c4k * w_s);
+        v.d[BG_DIM_INGRESS] = sat32((pv.mbps * 1e6 + pv.iops * d.header_bytes) * w_s);
+        v.d[BG_DIM_EGRESS] = v.d[BG_DIM_INGRESS];
+        v.d[BG_DIM_SWLIMIT] = sat32(pv.mbps * 1e6 * w_s);
+        return v;
+    }
+    std::array<double, BG_COST_DIMS> env{};
+    for (const std::uint32_t size : envelope_sizes(pv))
+        for (const bool write : {false, true}) {
+            const bg_vec c = io_cost(d, t, size, write);
+            const double n = contract_ios_per_s(pv, size);
+            for (unsigned k = 0; k < BG_COST_DIMS; k++)
+                env[k] = std::max(env[k], n * c.d[k]);
+        }
+    bg_vec v;
+    for (unsigned k = 0; k < BG_COST_DIMS; k++)
+        v.d[k] = sat32(std::ceil(env[k] * w_s));
+    return v;
+}
+
+bg_vec carry_vector(const Dpu &d, const Tenant &t, const bg_vec &res_base)
+{
+    bg_vec v = res_base;
+    for (const bool write : {false, true}) {
+        const bg_vec c = io_cost(d, t, kContractMaxSize, write);
+        for (unsigned k = 0; k < BG_COST_DIMS; k++)
+            v.d[k] = std::max(v.d[k], c.d[k]);
+    }
+    return v;
+}
+
+bg_vec credit_ref(const Dpu &d, const Tenant &t, std::uint64_t window_ns)
+{
+    if (!d.envelope) {  // io4k: one 4 KiB I/O at the read-share-weighted CPU price
+        const double r = t.wl.read_share;
+        bg_vec v;
+        v.d[BG_DIM_CPU] = sat32(r * est_io_cpu(d, t, 4096, false) + (1 - r) * est_io_cpu(d, t, 4096, true));
+        v.d[BG_DIM_INGRESS] = v.d[BG_DIM_EGRESS] = 4096 + d.header_bytes;
+        v.d[BG_DIM_SWLIMIT] = 4096;
+        return v;
+    }
+    // res_base per window / (base IOPS x window): what one I/O of the contract may spend.
+    const bg_vec base = contract_vector(d, t, t.base, window_ns);
+    const double ios = t.base.iops * static_cast<double>(window_ns) / 1e9;
+    bg_vec v{};
+    for (unsigned k = 0; k < BG_COST_DIMS; k++)
+        v.d[k] = ios > 0 ? sat32(std::ceil(base.d[k] / ios)) : 0;
+    return v;
+}
+
 std::unique_ptr<Device> open_scenario_device(const Scenario &sc, const std::string &engine)
 {
     const std::size_t n = sc.tenants.size();
@@ -122,6 +208,13 @@ void program_device(const Scenario &sc, Scheduler sched, std::uint64_t seed, con
     for (std::uint32_t q = 0; q < ingress; q++)
         bg_hal_write(h, BG_LB_MAP(q), d.lb_policy == LbPolicy::kStatic ? 1u << (q % d.threads) : all);
     load_cost_table(d, h, sc.file + ":1: ");
+    if (d.buf_dedicated) {  // dpu.buffers: every ingress queue the same
+        for (std::uint32_t q = 0; q < ingress; q++)
+            bg_hal_write(h, BG_BPOOL_DEDICATED(q), d.buf_dedicated);
+        bg_hal_write(h, BG_BPOOL_SHARED, d.buf_shared);
+        bg_hal_write(h, BG_BPOOL_BORROW_CAP, d.buf_borrow_cap);
+        bg_hal_write(h, BG_BPOOL_QUIET, d.buf_quiet);
+    }
     if (sched == Scheduler::kDualBucket) {
         const double r = sc.db.hot_threshold_iops * static_cast<double>(sc.window_ns) / 1e9;
         bg_hal_write(h, BG_SEGMON_HOT_THRESHOLD, std::min<std::uint32_t>(sat32(r), BG_SEGMON_HOT_THRESHOLD_MASK - 1));
@@ -131,15 +224,25 @@ void program_device(const Scenario &sc, Scheduler sched, std::uint64_t seed, con
 
 namespace {
 
-// Every scheduler but dual-bucket admits an I/O only when one per-window grant of at most the
-// tenant's burst provisioning covers its whole cost, so an I/O type costing more than that in
-// any dimension would be deferred forever: a scenario error, not a simulation result. One
-// costing more than the base grant is only a warning: such I/Os wait for a burst share.
-void check_admissible(const Scenario &sc, std::size_t i, const bg_vec &base, const bg_vec &burst,
-                      std::vector<std::string> &warnings)
+// Every scheduler but Still Water's dual-bucket (tenant_contracts: false) admits an I/O only when
+// one per-window grant of at most the tenant's burst provisioning (plus the grant carry, when
+// on) covers its whole cost, so an I/O type costing more than that in any dimension would be
+// deferred forever: a scenario error, not a simulation result. One costing more than the base
+// grant is only a warning: such I/Os wait for a burst share. The carry's cap covers one 1 MiB
+// I/O, so with it on, only I/Os above the contract's 1 MiB can meet either.
+void check_admissible(const Scenario &sc, std::size_t i, const bg_vec &base_grant, const bg_vec &burst_grant,
+                      const bg_vec &carry, std::vector<std::string> &warnings)
 {
     const Tenant &t = sc.tenants[i];
+    // With the carry (dpu.grant_carry), a window's grant may grow by up to one 1 MiB I/O's cost.
+    bg_vec base = base_grant, burst = burst_grant;
+    if (sc.dpu.grant_carry)
+        for (unsigned k = 0; k < BG_COST_DIMS; k++) {
+            base.d[k] = sat32(double(base.d[k]) + carry.d[k]);
+            burst.d[k] = sat32(double(burst.d[k]) + carry.d[k]);
+        }
     const std::string where = sc.file + ":" + std::to_string(t.line) + ": tenants[" + std::to_string(i) + "].workload.sizes.";
+    const std::string with_carry = sc.dpu.grant_carry ? " with the grant carry" : "";
     bool warned = false;
     for (const auto &[size, share] : t.wl.sizes) {
         for (int w = 0; w < 2; w++) {
@@ -150,11 +253,11 @@ void check_admissible(const Scenario &sc, std::size_t i, const bg_vec &base, con
             for (unsigned d = 0; d < BG_COST_DIMS; d++) {
                 if (c.d[d] > burst.d[d])
                     throw ScenarioError(where + bg::cli::format_size(size) + ": " + io + std::to_string(c.d[d]) + " " +
-                                        kDimNames[d] + " units, more than the tenant's burst provisioning grants per window (" +
+                                        kDimNames[d] + " units, more than the tenant's burst provisioning grants per window" + with_carry + " (" +
                                         std::to_string(burst.d[d]) + "): it could never be admitted; raise burst or window_us");
                 if (c.d[d] > base.d[d] && !warned) {
                     warnings.push_back(where + bg::cli::format_size(size) + ": " + io + std::to_string(c.d[d]) + " " +
-                                       kDimNames[d] + " units, more than the base grant per window (" +
+                                       kDimNames[d] + " units, more than the base grant per window" + with_carry + " (" +
                                        std::to_string(base.d[d]) + "): such I/Os are deferred until a burst share covers them");
                     warned = true;
                 }
@@ -183,7 +286,9 @@ void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmw
     cfg.bios.reserved_q16 = sat32(d.reserved_share * BG_BIOS_ONE);
     cfg.bios.alpha_q16 = sat32(d.bios_alpha * BG_BIOS_ONE);
     cfg.bios.weight_throttle_q16 = sat32(d.bios_weight_throttle * BG_BIOS_ONE);
-    cfg.bios.floor_q16 = sat32(d.bios_floor_share * BG_BIOS_ONE);
+    cfg.bios.floor_q16 = sat32(sc.bios.floor_share * BG_BIOS_ONE);
+    cfg.bios.options = (sc.bios.usage_clamp ? BG_BIOS_OPT_USAGE_CLAMP : 0u) | (sc.bios.spill_base ? BG_BIOS_OPT_SPILL_BASE : 0u);
+    cfg.bios.reserve_tenants = sc.bios.reserve_tenants;
     // The main bucket issues the proxy's limit (dualbucket.main_share of the capacity); the
     // cheque's delta_p * T is a share of the capacity itself (dualbucket.h).
     for (unsigned k = 0; k < 4; k++)
@@ -197,6 +302,7 @@ void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmw
     cfg.db.interval_us = sat32(static_cast<double>(sc.window_ns) / 1000);
     cfg.db.min_samples = 16;
     cfg.db.hist_mode = BG_LH_INTERP;
+    cfg.db_contracts = sc.db.tenant_contracts ? 1u : 0u;
     cfg.costadj = d.cost_adjust ? 1u : 0u;
     bg_ca_default_config(&cfg.ca, sat32(d.target_delay_us * 1000));
 
@@ -204,34 +310,37 @@ void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmw
     f.u.assign(n, bg_bios_usage{});
     f.sched_list.assign(n, 0);
     f.burst_list.assign(n, 0);
+    f.carry_max.assign(n, bg_vec{});
+    f.granted.assign(n, bg_vec{});
     for (std::size_t i = 0; i < n; i++) {
         const Tenant &t = sc.tenants[i];
-        // Provisioning {iops, mbps} as a cost vector per window: CPU at the estimated cost of
-        // a 4 KiB I/O of the tenant's product and read share; link bytes = data + one header
-        // per I/O; software-limit bytes = data.
-        const double r = t.wl.read_share;
-        const double c4k = r * est_io_cpu(d, t, 4096, false) + (1 - r) * est_io_cpu(d, t, 4096, true);
-        auto vec = [&](const Provision &pv) {
-            bg_vec v;
-            v.d[BG_DIM_CPU] = sat32(pv.iops * c4k * w_s);
-            v.d[BG_DIM_INGRESS] = sat32((pv.mbps * 1e6 + pv.iops * d.header_bytes) * w_s);
-            v.d[BG_DIM_EGRESS] = v.d[BG_DIM_INGRESS];
-            v.d[BG_DIM_SWLIMIT] = sat32(pv.mbps * 1e6 * w_s);
-            return v;
-        };
-        f.t[i].res_base = vec(t.base);
-        f.t[i].res_burst = vec(t.burst);
-        if (sched != Scheduler::kDualBucket)
-            check_admissible(sc, i, f.t[i].res_base, f.t[i].res_burst, warnings);
+        f.t[i].res_base = contract_vector(d, t, t.base, sc.window_ns);
+        f.t[i].res_burst = contract_vector(d, t, t.burst, sc.window_ns);
+        f.carry_max[i] = carry_vector(d, t, f.t[i].res_base);
+        if (sched != Scheduler::kDualBucket || sc.db.tenant_contracts)
+            check_admissible(sc, i, f.t[i].res_base, f.t[i].res_burst, f.carry_max[i], warnings);
         f.t[i].mode = t.credit ? BG_BURST_CREDIT : BG_BURST_PAID;
-        bg_vec ref;  // one 4 KiB I/O of this tenant
-        ref.d[BG_DIM_CPU] = sat32(c4k);
-        ref.d[BG_DIM_INGRESS] = ref.d[BG_DIM_EGRESS] = 4096 + d.header_bytes;
-        ref.d[BG_DIM_SWLIMIT] = 4096;
+        // One I/O credit is the base vector's share of one I/O, rounded up: it pays one I/O of
+        // any size up to the knee, a larger one its bytes' share (as EBS gp2 counts an I/O
+        // above 256 KiB as several); docs/contracts.md.
+        const bg_vec ref = credit_ref(d, t, sc.window_ns);
         f.t[i].credit = bg_credit_from_ios(static_cast<std::uint32_t>(t.burst_credits), &ref);
         // EBS gp2's bucket: 5.4 M I/O credits.
         const auto credits = static_cast<std::uint32_t>(t.burst_credits);
         f.t[i].credit_max = bg_credit_from_ios(std::max<std::uint32_t>(5'400'000u, credits), &ref);
+    }
+    if (sc.dpu.grant_carry) {
+        cfg.carry_max = f.carry_max.data();
+        cfg.granted = f.granted.data();
+        // WildCBS's global budget carries only what a window of capacity lacks to hold one 1 MiB
+        // I/O of the costliest tenant (window.h): nothing at the usual window lengths, so
+        // WildCBS stays as printed, and short windows still admit the largest I/O.
+        for (std::size_t i = 0; i < n; i++) {
+            const bg_vec one = carry_vector(d, sc.tenants[i], bg_vec{});
+            for (unsigned k = 0; k < BG_COST_DIMS; k++)
+                if (one.d[k] > total.d[k])
+                    cfg.global_carry_max.d[k] = std::max(cfg.global_carry_max.d[k], one.d[k] - total.d[k]);
+        }
     }
     const int rc = bg_fw_init(&f.fw, &cfg, f.t.data(), f.u.data(), f.sched_list.data(), f.burst_list.data(),
                               static_cast<std::uint32_t>(n), &hal);
@@ -240,9 +349,26 @@ void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmw
     std::string msg = sc.file + ":1: ";
     if (rc == BG_BIOS_E_OVERSUB) {
         const int dim = f.fw.bios.err_dim;
-        msg += std::string("tenants: the base provisioning of all tenants exceeds the DPU's capacity") +
-               (cfg.scheduler == BG_SCHED_BIOS ? " minus dpu.reserved_share" : "") + " in dimension " +
-               (dim >= 0 && dim < 4 ? kDimNames[dim] : "?");
+        const unsigned k = dim >= 0 && dim < 4 ? static_cast<unsigned>(dim) : 0;
+        double sum = 0;
+        std::size_t top = 0;
+        for (std::size_t i = 0; i < n; i++) {
+            sum += f.t[i].res_base.d[k];
+            if (f.t[i].res_base.d[k] > f.t[top].res_base.d[k])
+                top = i;
+        }
+        // The pool comes off the capacity first only when it is a share (bios.reserve: share);
+        // the printed two-tenant pool is at most what the bases leave.
+        const bool share_pool = cfg.scheduler == BG_SCHED_BIOS && cfg.bios.reserve_tenants == 0;
+        const double have = total.d[k] - (share_pool ? std::floor(total.d[k] * d.reserved_share) : 0);
+        msg = sc.file + ":" + std::to_string(sc.tenants[top].line) + ": ";
+        msg += std::string("tenants: the bases cannot all be honoured: at their worst I/O sizes (docs/contracts.md) "
+                           "they need ") +
+               std::to_string(static_cast<std::uint64_t>(sum)) + " " + kDimNames[k] + " units per window, the DPU has " +
+               std::to_string(static_cast<std::uint64_t>(have)) +
+               (share_pool ? " after dpu.reserved_share" : "") + " (largest: tenants[" +
+               std::to_string(top) + "] '" + sc.tenants[top].name + "', " +
+               std::to_string(f.t[top].res_base.d[k]) + ")";
     } else if (rc == BG_BIOS_E_BURST) {
         msg += "tenants[" + std::to_string(f.fw.bios.err_tenant) + "].burst: below base as a cost vector";
     } else if (rc == BG_FW_E_DUALBUCKET) {

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "burstgate/regs.h"
 #include "burstgate/sim/lsm_section.hpp"
 #include "burstgate/sim/simulator.hpp"
 
@@ -64,6 +65,7 @@ std::string report_json(const SimResult &r)
              ", \"admitted_own\": " + std::to_string(t.admitted_by[0]) +
              ", \"admitted_borrow\": " + std::to_string(t.admitted_by[1]) +
              ", \"admitted_reserved\": " + std::to_string(t.admitted_by[2]) +
+             ", \"buffer_borrows\": " + std::to_string(t.buffer_borrows) +
              ", \"generated\": " + std::to_string(t.generated) + ", \"finished\": " + std::to_string(t.finished);
         if (t.lat_hot)
             s += ",\n     \"lat_hot_us\": " + lat_block(*t.lat_hot) + ",\n     \"lat_steady_us\": " + lat_block(*t.lat_steady) +
@@ -77,9 +79,14 @@ std::string report_json(const SimResult &r)
     s += "  \"admitted_load\": {\"cpu\": " + num(r.admitted_load[0], 4) + ", \"ingress\": " +
          num(r.admitted_load[1], 4) + ", \"egress\": " + num(r.admitted_load[2], 4) + ", \"swlimit\": " +
          num(r.admitted_load[3], 4) + "},\n";
-    s += "  \"cost_factor\": {\"cpu\": " + num(r.final_factor[0] / 4096.0, 4) + ", \"ingress\": " +
-         num(r.final_factor[1] / 4096.0, 4) + ", \"egress\": " + num(r.final_factor[2] / 4096.0, 4) +
-         ", \"swlimit\": " + num(r.final_factor[3] / 4096.0, 4) + "},\n";
+    constexpr double kFactorOne = 1u << BG_FACTOR_FRAC_BITS;  // COST.FACTOR is Q4.12
+    s += "  \"cost_factor\": {\"cpu\": " + num(r.final_factor[0] / kFactorOne, 4) + ", \"ingress\": " +
+         num(r.final_factor[1] / kFactorOne, 4) + ", \"egress\": " + num(r.final_factor[2] / kFactorOne, 4) +
+         ", \"swlimit\": " + num(r.final_factor[3] / kFactorOne, 4) + "},\n";
+    s += "  \"threads_completed\": [";
+    for (std::size_t i = 0; i < r.thread_completed.size(); i++)
+        s += (i ? ", " : "") + std::to_string(r.thread_completed[i]);
+    s += "],\n";
     s += "  \"events\": " + std::to_string(r.events) + ", \"windows\": " + std::to_string(r.windows) +
          (r.window_overruns ? ", \"window_overruns\": " + std::to_string(*r.window_overruns) : std::string()) + ",\n";
     s += "  \"ios\": {\"generated\": " + std::to_string(r.generated) + ", \"finished\": " + std::to_string(r.finished) +

@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <initializer_list>
 #include <limits>
@@ -86,7 +87,7 @@ void load_dpu(const Loader &L, const YAML::Node &n, Dpu &d)
     const std::string P = "dpu";
     L.check_keys(n, P, {"threads", "lb_policy", "cpu_ns", "ingress_gbps", "egress_gbps", "swlimit_mbps",
                         "backend_us", "reserved_share", "target_delay_us", "estimate_error", "cost_adjust", "sa_discipline",
-                        "queue_depth", "header_bytes", "bios_alpha", "bios_weight_throttle", "bios_floor_share"});
+                        "queue_depth", "header_bytes", "bios_alpha", "bios_weight_throttle", "buffers", "provision", "grant_carry"});
     if (n["threads"]) d.threads = L.u32(n["threads"], P + ".threads", 1, BG_QUEUES_MAX);
     if (n["lb_policy"])
         d.lb_policy = choose<LbPolicy>(L, n["lb_policy"], P + ".lb_policy",
@@ -116,20 +117,43 @@ void load_dpu(const Loader &L, const YAML::Node &n, Dpu &d)
     if (n["sa_discipline"])
         d.sa_round_robin = choose<bool>(L, n["sa_discipline"], P + ".sa_discipline", {{"rr", true}, {"fifo", false}});
     if (n["cost_adjust"]) d.cost_adjust = L.boolean(n["cost_adjust"], P + ".cost_adjust");
+    if (n["provision"])
+        d.envelope = choose<bool>(L, n["provision"], P + ".provision", {{"envelope", true}, {"io4k", false}});
+    if (n["grant_carry"]) d.grant_carry = L.boolean(n["grant_carry"], P + ".grant_carry");
     if (n["queue_depth"]) d.queue_depth = L.u32(n["queue_depth"], P + ".queue_depth", 1, BG_LB_DEPTH_MASK);
+    if (const YAML::Node b = n["buffers"]) {
+        const std::string B = P + ".buffers";
+        L.check_keys(b, B, {"dedicated", "shared", "borrow_cap", "quiet_windows"});
+        if (!b["dedicated"])
+            L.fail(b, B + ".dedicated", "missing: the buffers each ingress queue owns");
+        d.buf_dedicated = L.u32(b["dedicated"], B + ".dedicated", 1, BG_BPOOL_DEDICATED_MASK);
+        if (b["shared"]) d.buf_shared = L.u32(b["shared"], B + ".shared", 0, BG_BPOOL_SHARED_MASK);
+        if (b["borrow_cap"]) d.buf_borrow_cap = L.u32(b["borrow_cap"], B + ".borrow_cap", 0, BG_BPOOL_BORROW_CAP_MASK);
+        if (b["quiet_windows"]) d.buf_quiet = L.u32(b["quiet_windows"], B + ".quiet_windows", 0, BG_BPOOL_QUIET_MASK);
+    }
     if (n["header_bytes"]) d.header_bytes = L.u32(n["header_bytes"], P + ".header_bytes", 0, 65536);
     if (n["bios_alpha"]) d.bios_alpha = L.number(n["bios_alpha"], P + ".bios_alpha", 0, 1);
     if (n["bios_weight_throttle"]) d.bios_weight_throttle = L.number(n["bios_weight_throttle"], P + ".bios_weight_throttle", 0, 1000);
-    if (n["bios_floor_share"]) d.bios_floor_share = L.number(n["bios_floor_share"], P + ".bios_floor_share", 0, 1);
+}
+
+void load_bios(const Loader &L, const YAML::Node &n, BiosCfg &b)
+{
+    const std::string P = "bios";
+    L.check_keys(n, P, {"floor_share", "usage_clamp", "spill_base", "reserve"});
+    if (n["floor_share"]) b.floor_share = L.number(n["floor_share"], P + ".floor_share", 0, 1);
+    if (n["usage_clamp"]) b.usage_clamp = L.boolean(n["usage_clamp"], P + ".usage_clamp");
+    if (n["spill_base"]) b.spill_base = L.boolean(n["spill_base"], P + ".spill_base");
+    if (n["reserve"])
+        b.reserve_tenants = choose<std::uint32_t>(L, n["reserve"], P + ".reserve", {{"two_tenants", 2u}, {"share", 0u}});
 }
 
 void load_db(const Loader &L, const YAML::Node &n, DualBucketCfg &d)
 {
     const std::string P = "dualbucket";
     L.check_keys(n, P, {"hot_threshold_iops", "steady_intervals", "cheque_share", "alpha", "percentile",
-                        "headroom_mbps", "mu_mbps", "main_share", "reoffer"});
+                        "headroom_mbps", "mu_mbps", "main_share", "reoffer", "tenant_contracts"});
     if (n["hot_threshold_iops"]) d.hot_threshold_iops = L.number(n["hot_threshold_iops"], P + ".hot_threshold_iops", 0, 1e9);
-    if (n["steady_intervals"]) d.steady_intervals = L.u32(n["steady_intervals"], P + ".steady_intervals", 0, 254);
+    if (n["steady_intervals"]) d.steady_intervals = L.u32(n["steady_intervals"], P + ".steady_intervals", 0, BG_SEGMON_STEADY_MAX);
     if (n["cheque_share"]) d.cheque_share = L.number(n["cheque_share"], P + ".cheque_share", 0, 1);
     if (n["alpha"]) d.alpha = L.u32(n["alpha"], P + ".alpha", 1, 1u << 20);
     if (n["percentile"]) {
@@ -148,6 +172,7 @@ void load_db(const Loader &L, const YAML::Node &n, DualBucketCfg &d)
         if (d.main_share <= 0)
             L.fail(n["main_share"], P + ".main_share", "must be above 0: the main bucket would admit nothing");
     }
+    if (n["tenant_contracts"]) d.tenant_contracts = L.boolean(n["tenant_contracts"], P + ".tenant_contracts");
     if (n["reoffer"])
         d.steady_first = choose<bool>(L, n["reoffer"], P + ".reoffer", {{"fifo", false}, {"steady_first", true}});
 }
@@ -175,9 +200,10 @@ void load_trace(const Loader &L, const YAML::Node &n, const std::string &P, Trac
             L.fail(n, P + ".file", "missing");
         tr.file = L.string(n["file"], P + ".file");
         // Relative to the scenario file, so a scenario runs from any working directory.
-        const std::size_t slash = L.file().rfind('/');
-        if (!tr.file.empty() && tr.file[0] != '/' && slash != std::string::npos)
-            tr.file = L.file().substr(0, slash + 1) + tr.file;
+        if (!tr.file.empty() && tr.file[0] != '/') {
+            const std::filesystem::path dir = std::filesystem::absolute(L.file()).parent_path();
+            tr.file = (dir / tr.file).lexically_normal().string();
+        }
     }
     const std::string format = !opt.trace_format.empty() ? opt.trace_format
                                : n["format"]               ? L.string(n["format"], P + ".format")
@@ -191,7 +217,10 @@ void load_trace(const Loader &L, const YAML::Node &n, const std::string &P, Trac
     }
     if (!std::ifstream(tr.file))
         L.fail(opt.trace_file.empty() ? n["file"] : n, P + ".file",
-               "cannot open '" + tr.file + "'" + (opt.trace_file.empty() ? "" : " (given with --trace)"));
+               "cannot open '" + tr.file + "'" +
+                   (!opt.trace_file.empty()            ? " (given with --trace)"
+                    : L.string(n["file"], "") != tr.file ? " (a relative file is read from the scenario's folder)"
+                                                         : ""));
     if (n["device"]) tr.device = L.string(n["device"], P + ".device");
     if (n["time_scale"]) tr.time_scale = L.number(n["time_scale"], P + ".time_scale", 1e-9, 1e9);
     if (n["skip_s"])
@@ -284,7 +313,7 @@ void load_workload(const Loader &L, const YAML::Node &n, const std::string &P, W
 void load_tenant(const Loader &L, const YAML::Node &n, const std::string &P, const Dpu &dpu, Tenant &t,
                  std::uint64_t duration, const LoadOptions &opt)
 {
-    L.check_keys(n, P, {"name", "product", "base", "burst", "burst_mode", "burst_credits", "queues", "workload"});
+    L.check_keys(n, P, {"name", "product", "base", "burst", "burst_mode", "burst_credits", "queues", "max_conns", "workload"});
     if (!n["name"])
         L.fail(n, P + ".name", "missing");
     t.name = L.string(n["name"], P + ".name");
@@ -306,6 +335,7 @@ void load_tenant(const Loader &L, const YAML::Node &n, const std::string &P, con
         t.credit = choose<bool>(L, n["burst_mode"], P + ".burst_mode", {{"paid", false}, {"credit", true}});
     if (n["burst_credits"]) t.burst_credits = L.integer(n["burst_credits"], P + ".burst_credits", 0, UINT32_MAX);
     if (n["queues"]) t.queues = L.u32(n["queues"], P + ".queues", 1, BG_QUEUES_MAX);
+    if (n["max_conns"]) t.max_conns = L.u32(n["max_conns"], P + ".max_conns", 1, 4096);
     if (n["workload"])  // only lsm.tenant's may be absent: check_tenant_workloads
         load_workload(L, n["workload"], P + ".workload", t.wl, duration, opt);
 }
@@ -344,8 +374,9 @@ Scenario parse_scenario(const std::string &text, const std::string &file, const 
     s.file = file;
     if (!root.IsMap())
         L.fail_line(1, "(top level)", "expected a mapping of scenario keys");
+    L.check_no_duplicate_keys(root);
     L.check_keys(root, "", {"name", "seed", "duration_ms", "warmup_ms", "scheduler", "window_us", "dpu",
-                            "dualbucket", "tenants", "lsm"});
+                            "dualbucket", "bios", "tenants", "lsm"});
     s.name = root["name"] ? L.string(root["name"], "name") : "unnamed";
     if (s.name.find_first_of("\"\\\n") != std::string::npos)
         L.fail(root["name"], "name", "must not contain quotes or backslashes");
@@ -376,6 +407,8 @@ Scenario parse_scenario(const std::string &text, const std::string &file, const 
     load_dpu(L, root["dpu"], s.dpu);
     if (root["dualbucket"])
         load_db(L, root["dualbucket"], s.db);
+    if (root["bios"])
+        load_bios(L, root["bios"], s.bios);
     const YAML::Node ts = root["tenants"];
     if (!ts)
         L.fail_line(1, "tenants", "missing");
@@ -402,6 +435,8 @@ Scenario parse_scenario(const std::string &text, const std::string &file, const 
 
 Scenario load_scenario(const std::string &path, const LoadOptions &opt)
 {
+    if (std::filesystem::is_directory(path))
+        throw ScenarioError(path + ": is a folder, not a scenario file");
     std::ifstream in(path);
     if (!in)
         throw ScenarioError(path + ": cannot open");

@@ -47,6 +47,10 @@ struct Io {
     std::uint32_t lsm = 0;  // lsm: the store's I/O cookie + 1 (0: the workload's)
 };
 
+// I/Os alive at once (waiting, deferred or in flight) a run may hold: 4 Mi records of 48 bytes
+// plus their queue entries stay under about 0.5 GB.
+constexpr std::size_t kMaxLiveIos = std::size_t{1} << 22;
+
 struct TenantRt {
     const Tenant *cfg = nullptr;
     Rng rng{0};
@@ -161,6 +165,7 @@ Sim::Sim(const Scenario &sc, const SimOptions &opt) : sc_(sc), opt_(opt)
         backend_sigma_ = std::log(sc_.dpu.backend_p99_us / sc_.dpu.backend_median_us) / 2.3263478740408408;
     }
     sa_ = std::make_unique<SaStages>(sc_.dpu, qb, *this);
+    res_.thread_completed.assign(sc_.dpu.threads, 0);
     program_device();
     init_firmware();
     if (sc_.lsm && !sc_.lsm->tenant.empty())
@@ -181,7 +186,7 @@ void Sim::init_firmware()
 // no per-window burst grant covers would wait forever) and warning, at the trace's FILE:LINE.
 void Sim::check_trace_record(std::uint32_t ti, const bg::trace::Record &r)
 {
-    if (sched_ == Scheduler::kDualBucket)
+    if (sched_ == Scheduler::kDualBucket && !sc_.db.tenant_contracts)
         return;
     TenantRt &t = trt_[ti];
     const bool write = r.op == bg::trace::Op::kWrite;
@@ -189,15 +194,16 @@ void Sim::check_trace_record(std::uint32_t ti, const bg::trace::Record &r)
     const std::string where = t.reader->name() + ":" + std::to_string(r.line) + ": length " + std::to_string(r.length) +
                               ": one " + (write ? "write" : "read") + " costs ";
     for (unsigned d = 0; d < BG_COST_DIMS; d++) {
-        if (c.d[d] > fw_.t[ti].res_burst.d[d])
+        // The grant carry (docs/contracts.md) adds up to carry_max to a window's grant.
+        const double carry = sc_.dpu.grant_carry ? fw_.carry_max[ti].d[d] : 0.0;
+        const std::uint32_t burst = sat32(fw_.t[ti].res_burst.d[d] + carry), base = sat32(fw_.t[ti].res_base.d[d] + carry);
+        if (c.d[d] > burst)
             throw ScenarioError(where + std::to_string(c.d[d]) + " " + kDimNames[d] + " units, more than tenant '" +
-                                t.cfg->name + "' gets per window at its burst provisioning (" +
-                                std::to_string(fw_.t[ti].res_burst.d[d]) +
+                                t.cfg->name + "' gets per window at its burst provisioning (" + std::to_string(burst) +
                                 "): it could never be admitted; raise burst or window_us");
-        if (c.d[d] > fw_.t[ti].res_base.d[d] && !t.base_warned) {
+        if (c.d[d] > base && !t.base_warned) {
             res_.warnings.push_back(where + std::to_string(c.d[d]) + " " + kDimNames[d] + " units, more than tenant '" +
-                                    t.cfg->name + "' gets per window at its base provisioning (" +
-                                    std::to_string(fw_.t[ti].res_base.d[d]) +
+                                    t.cfg->name + "' gets per window at its base provisioning (" + std::to_string(base) +
                                     "): such I/Os are deferred until a burst share covers them");
             t.base_warned = true;
         }
@@ -255,6 +261,15 @@ std::uint32_t Sim::alloc_io(std::uint32_t ti)
         id = free_.back();
         free_.pop_back();
     } else {
+        // Memory is bounded for any scenario that loads: an open loop or a trace offered far
+        // above what the SA serves would otherwise grow its backlog until the machine runs out
+        // (rate_iops: 1e9 reached 3.5 GB in 21 s). The limit is documented in docs/simulator.md.
+        if (ios_.size() >= kMaxLiveIos)
+            throw ScenarioError(sc_.file + ":" + std::to_string(trt_[ti].cfg->line) + ": tenants[" + std::to_string(ti) +
+                                "] (" + trt_[ti].cfg->name + "): more than " + std::to_string(kMaxLiveIos) +
+                                " I/Os waiting or in flight at once at " + std::to_string(now_ / 1'000'000) +
+                                " ms: the offered load is far above what the SA serves; lower rate_iops (or the "
+                                "trace's time_scale) or shorten the run");
         id = static_cast<std::uint32_t>(ios_.size());
         ios_.emplace_back();
     }
@@ -344,8 +359,10 @@ void Sim::offer(std::span<const std::uint32_t> ids)
             deferred_.push_back(id);
             continue;
         }
-        if (measured(now_))
+        if (measured(now_)) {
             tr.admitted_by[dec.source & 3]++;
+            tr.buffer_borrows += dec.prefill;
+        }
         io.admit = now_;
         io.egress = dec.egress;
         io.charge = dec.cost.d[BG_DIM_CPU];
@@ -399,6 +416,7 @@ void Sim::on_complete(std::uint32_t id)
     if (measured(now_)) {
         tr.completed++;
         tr.bytes += io.size;
+        res_.thread_completed[io.egress]++;
         if (measured(io.arrival)) {
             tr.lat.record(lat);
             if (tr.lat_hot)
@@ -424,8 +442,8 @@ void Sim::on_window()
         const double w_s = static_cast<double>(sc_.window_ns) / 1e9;
         // The SA delay the firmware read at this tick (the datapath's all-tenant histogram of
         // the window just ended), at P95 as the dual-bucket estimate reads it (BG_LH_INTERP, as
-        // provision.cpp configures it): what fitting seed 002's alpha to Eq. (1) needs
-        // (sw/py/burstgate fit-alpha). Only when the firmware reads it (dualbucket, cost
+        // provision.cpp configures it): what fitting Still Water's alpha to Eq. (1) needs
+        // (burstgate fit-alpha). Only when the firmware reads it (dualbucket, cost
         // adjustment); blank otherwise and for a window without completions.
         char sa[48] = ",";
         const bool hist_read = sched_ == Scheduler::kDualBucket || sc_.dpu.cost_adjust;

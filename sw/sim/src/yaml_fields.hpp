@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -48,6 +49,24 @@ public:
                 for (const char *a : allowed)
                     list += std::string(list.empty() ? "" : ", ") + a;
                 fail(it->first, join(path, key), "unknown key (expected one of: " + list + ")");
+            }
+        }
+    }
+
+    // YAML allows a key twice in a mapping and yaml-cpp keeps the first: a scenario that sets
+    // a key twice would silently run with one of the two values. Refused anywhere in the tree.
+    void check_no_duplicate_keys(const YAML::Node &n, const std::string &path = "") const
+    {
+        if (n.IsSequence()) {
+            for (std::size_t i = 0; i < n.size(); i++)
+                check_no_duplicate_keys(n[i], path + "[" + std::to_string(i) + "]");
+        } else if (n.IsMap()) {
+            std::set<std::string> seen;
+            for (auto it = n.begin(); it != n.end(); ++it) {
+                const std::string key = it->first.IsScalar() ? it->first.Scalar() : "(complex key)";
+                if (!seen.insert(key).second)
+                    fail(it->first, join(path, key), "key given twice in one mapping (first at an earlier line)");
+                check_no_duplicate_keys(it->second, join(path, key));
             }
         }
     }

@@ -1,5 +1,5 @@
 // burstgate-sim: run a scenario through a Device engine with the firmware window loop and
-// write the report of DESIGN.md contract 4. Exit 0 on success, 2 for bad input (scenario or
+// write the report of docs/design.md contract 4. Exit 0 on success, 2 for bad input (scenario or
 // options; the message names file:line and the field path), 1 when an engine cannot start.
 #include <unistd.h>
 
@@ -20,7 +20,7 @@ namespace {
 const char kUsage[] =
     "usage: burstgate-sim SCENARIO.yaml [--engine model|verilator|xrt] [--scheduler NAME]\n"
     "                     [--out REPORT.json] [--csv SERIES.csv] [--seed N] [--profile HOST.yaml] [--quiet]\n"
-    "  Simulate the scenario (format: ../shared/examples/scenario.yaml) and write the JSON\n"
+    "  Simulate the scenario (format: scenarios/example.yaml, docs/simulator.md) and write the JSON\n"
     "  report to --out (default: stdout). --scheduler (bios | wild | base | dualbucket) and\n"
     "  --seed override the file. --csv writes a per-window time series per tenant. Progress\n"
     "  goes to stderr when it is a terminal, unless --quiet. --profile puts a host profile\n"
@@ -79,6 +79,13 @@ int main(int argc, char **argv)
         bg::sim::Scenario sc = bg::sim::load_scenario(scenario);
         if (!profile.empty())
             bg::sim::apply_profile(sc, profile);
+        // Outputs are opened before the run, so a bad path fails now and not after it.
+        std::ofstream out_file;
+        if (!out.empty()) {
+            out_file.open(out);
+            if (!out_file)
+                throw bg::sim::ScenarioError("--out: cannot write '" + out + "': " + std::strerror(errno));
+        }
         std::ofstream csv_file;
         if (!csv.empty()) {
             csv_file.open(csv);
@@ -98,8 +105,7 @@ int main(int argc, char **argv)
         if (out.empty()) {
             std::fputs(json.c_str(), stdout);
         } else {
-            std::ofstream f(out);
-            if (!(f << json))
+            if (!(out_file << json) || !out_file.flush())
                 throw bg::sim::ScenarioError("--out: cannot write '" + out + "': " + std::strerror(errno));
         }
         if (!quiet)

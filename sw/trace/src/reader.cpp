@@ -1,5 +1,6 @@
 // The trace parsers. One line -> one record; every check names FILE:LINE.
 #include <cctype>
+#include <filesystem>
 #include <limits>
 #include <string_view>
 #include <vector>
@@ -73,7 +74,17 @@ TraceReader::TraceReader(const std::string &path, Format format)
     : own_(std::make_unique<std::ifstream>(path)), in_(own_.get()), name_(path), format_(format)
 {
     if (!*own_)
-        throw TraceError(path + ": cannot open");
+        throw TraceError(path + ": cannot open" + (std::filesystem::is_directory(path) ? " (it is a folder)" : ""));
+    // The traces are often published compressed; say so rather than "line 1: bad field".
+    const int b0 = own_->get(), b1 = own_->get();
+    own_->clear();
+    own_->seekg(0);
+    if (b0 == 0x1f && b1 == 0x8b)
+        throw TraceError(path + ": gzip-compressed; decompress it first (gunzip -k '" + path + "')");
+    if (b0 == 'B' && b1 == 'Z')
+        throw TraceError(path + ": bzip2-compressed; decompress it first (bunzip2 -k '" + path + "')");
+    if (b0 == 0x28 && b1 == 0xb5)
+        throw TraceError(path + ": zstd-compressed; decompress it first (unzstd '" + path + "')");
 }
 
 TraceReader::TraceReader(std::istream &in, std::string name, Format format) : in_(&in), name_(std::move(name)), format_(format) {}

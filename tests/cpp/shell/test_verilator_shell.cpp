@@ -1,7 +1,7 @@
 // The C++ host side of the rings (RingDevice, KernelSim's AXI memory and AXI4-Lite host)
 // against the generated kernel SHELL with its unit-test passthrough datapath inside
 // (rtl/burstgate/kernel/passthrough.py: NOT the datapath; it echoes each descriptor as a
-// decision). Built only with -DBG_VERILATOR_DATAPATH=passthrough (`make sim-shell`).
+// decision). Built only with -DBG_VERILATOR_DATAPATH=passthrough (`make kernel-shell`).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "burstgate/sim/verilator_device.hpp"
+#include "burstgate/host/verilator_device.hpp"
 
 using namespace bg;
 

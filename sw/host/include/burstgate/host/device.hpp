@@ -1,4 +1,4 @@
-// The one interface host software drives a burstgate datapath through (DESIGN.md contract 3):
+// The one interface host software drives a burstgate datapath through (docs/design.md contract 3):
 // register access, descriptors in with one decision out per descriptor, in order, and
 // completions. Engines: "model" (the C++ reference, bg::Agent), "verilator" (the generated
 // kernel), "xrt" (an Alveo board). Everything above this interface -- the firmware window loop,

@@ -1,4 +1,4 @@
-// Calcspar's congestion-aware IOPS allocator (seed 000 §4.2, Fig. 13): three priority queues
+// Calcspar's congestion-aware IOPS allocator (§4.2, Fig. 13): three priority queues
 // in front of the IOPS stabilizer, with dynamic time windows.
 //
 // Each one-second period, a queue may take tokens only inside its window, all windows ending

@@ -5,7 +5,7 @@
 //   NoCache       -- every block read goes to the volume (the "no cache" baseline).
 //   LruBlockCache -- RocksDB's block cache: 4 KiB blocks, filled on a miss, strict LRU, no
 //                    prefetching and no IOPS awareness (the "RocksDB-like" baseline).
-//   FluctuationAwareCache (fa_cache.hpp) -- Calcspar, seed 000 §4.3.
+//   FluctuationAwareCache (fa_cache.hpp) -- Calcspar §4.3.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,7 @@
-// Cloud block volume with an IOPS contract: the EBS latency model of seed 000 §2.3 (Fig. 5)
-// plus the size and bandwidth behaviour of seed 001 §III.
+// Cloud block volume with an IOPS contract: the EBS latency model of Calcspar §2.3 (Fig. 5)
+// plus the size and bandwidth behaviour of Unwritten Contract §III.
 //
-// Tokens (seed 000 §2.3, "Overdraft Rule"). The volume keeps a token bucket and a borrowing
+// Tokens (Calcspar §2.3, "Overdraft Rule"). The volume keeps a token bucket and a borrowing
 // pool, each holding at most A = paid IOPS tokens and both full at start. Every second
 // (boundaries at phase + k s) A new tokens arrive; they repay the borrowing pool first and
 // only the rest goes to the bucket (capped at A). An I/O costs io_tokens(bytes) tokens (one per
@@ -13,10 +13,10 @@
 //   * neither               -> the I/O waits in the I/O domain (FIFO) for the next refill.
 // Once an I/O waits, later arrivals queue behind it (the domain is a queue, §2.3).
 //
-// Service time of a fast I/O (seed 001): base latency of the volume type (seed 000 Table 1)
+// Service time of a fast I/O (Unwritten Contract): base latency of the volume type (Calcspar Table 1)
 // times a jitter factor with mean 1 (0.6 + 0.4 * Exp(1): p99 = 2.4x base, which keeps io2's
-// p99 below the 270 us of seed 000 Fig. 2), plus the transfer through a deterministic
-// per-volume bandwidth cap (seed 001 Observation #4) shared by all I/Os in flight. So latency
+// p99 below the 270 us of Calcspar Fig. 2), plus the transfer through a deterministic
+// per-volume bandwidth cap (Unwritten Contract Observation #4) shared by all I/Os in flight. So latency
 // grows with I/O size (Observation #1) and with queue depth only once the bandwidth cap binds.
 #pragma once
 
@@ -32,16 +32,16 @@ namespace bg::lsm {
 struct VolumeSpec {
     std::string type = "io2";
     std::uint32_t paid_iops = 1000;
-    Time base_latency = 100 * kUs;            // fast-path latency, seed 000 Table 1
-    std::uint64_t bandwidth_bps = 1000000000;  // bytes/s cap, seed 000 §3.1 (1000 MB/s)
+    Time base_latency = 100 * kUs;            // fast-path latency, Calcspar Table 1
+    std::uint64_t bandwidth_bps = 1000000000;  // bytes/s cap, Calcspar §3.1 (1000 MB/s)
     Time phase = 0;                           // offset of the volume's one-second boundaries
 };
 
-// Presets from seed 000 Table 1. gp2 earns 3 IOPS per GB (min 100); gp3 starts at 3000;
+// Presets from Calcspar Table 1. gp2 earns 3 IOPS per GB (min 100); gp3 starts at 3000;
 // io1/io2 are provisioned (`iops`, default 1000 as in §5.1). Latencies: gp2 ~200 us,
 // gp3 ~300 us, io1 ~100 us; io2 is 100 us, not Table 1's "~10": §2.2 Finding 1 and Fig. 4
 // measure io2 at 100-120 us average. Bandwidth caps are AWS's documented per-volume limits
-// (gp2 250 MB/s, gp3 125 MB/s default, io1/io2 1000 MB/s, seed 000 §3.1).
+// (gp2 250 MB/s, gp3 125 MB/s default, io1/io2 1000 MB/s, Calcspar §3.1).
 // Throws std::invalid_argument on an unknown type or a zero IOPS/size.
 VolumeSpec volume_preset(const std::string& type, std::uint32_t iops, std::uint32_t size_gb = 100);
 

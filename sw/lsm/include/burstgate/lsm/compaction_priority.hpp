@@ -1,4 +1,4 @@
-// Calcspar's opportunistic compaction (seed 000 §4.4) and the queue every other I/O source
+// Calcspar's opportunistic compaction (§4.4) and the queue every other I/O source
 // goes to (§4.2): user-aware I/O (foreground reads, WAL, memtable flush -- a full memtable
 // stalls writes) and L0 compaction (L0 drives read amplification) are high priority; L1 and
 // L2 compaction medium ("opportunistically processed"); deeper compaction and prefetching low

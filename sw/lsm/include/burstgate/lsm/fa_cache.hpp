@@ -1,4 +1,4 @@
-// Calcspar's fluctuation-aware cache (seed 000 §4.3).
+// Calcspar's fluctuation-aware cache (§4.3).
 //
 // One page store, two policies, only one active at a time:
 //   * light load -- hotspot-aware proactive prefetching. A global table tracks the hotness of

@@ -1,4 +1,4 @@
-// The LSM read/write path, as I/O (seed 000 §3, §5.1): a leveled LSM tree of SST files on a
+// The LSM read/write path, as I/O (Calcspar §3, §5.1): a leveled LSM tree of SST files on a
 // Volume, read through a Cache.
 //
 // Structure. Keys are integers in [0, capacity). A memtable (plus at most one immutable

@@ -1,4 +1,4 @@
-// Calcspar's IOPS stabilizer (seed 000 §4.1, Fig. 13): the volume's token mechanism mirrored
+// Calcspar's IOPS stabilizer (§4.1, Fig. 13): the volume's token mechanism mirrored
 // in the client. Every request must take a token before it may reach the volume; the token
 // count is reset to the paid IOPS at each one-second boundary (aligned with the volume's, see
 // docs/lsm.md), unused tokens do not carry over. So at most paid-IOPS tokens reach the
@@ -12,7 +12,7 @@
 
 #include <cstdint>
 
-#include "burstgate/lsm/sim.hpp"
+#include "burstgate/lsm/event_loop.hpp"
 
 namespace bg::lsm {
 

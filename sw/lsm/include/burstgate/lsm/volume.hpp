@@ -1,7 +1,7 @@
 // The block-device interface the LSM store and Calcspar's allocator submit I/O to.
 //
 // A Volume takes one I/O at the event loop's current time and calls its completion exactly
-// once, later (or at the same time), from the event loop. CloudVolume (seed 000 §2.3) is one
+// once, later (or at the same time), from the event loop. CloudVolume (Calcspar §2.3) is one
 // implementation; an agent-backed volume -- each I/O becomes a descriptor of one burstgate
 // tenant and completes when the agent model's backend completion fires (BurstCBS §6.7,
 // "a burstgate-scheduled disk") -- is the other one planned, see docs/lsm.md.
@@ -11,11 +11,11 @@
 #include <functional>
 #include <string>
 
-#include "burstgate/lsm/sim.hpp"
+#include "burstgate/lsm/event_loop.hpp"
 
 namespace bg::lsm {
 
-constexpr std::uint32_t kPageBytes = 4096;            // LSM block / cache page (seed 000 §4.3)
+constexpr std::uint32_t kPageBytes = 4096;            // LSM block / cache page (Calcspar §4.3)
 constexpr std::uint32_t kEbsBlockBytes = 256 * 1024;  // largest EBS I/O, one IOPS token (§4.3)
 
 // Who issued an I/O. Calcspar maps this to a priority queue (opportunistic compaction,

@@ -1,4 +1,4 @@
-// Key-value workloads: YCSB A-F (seed 000 Table 2) and Mixgraph (seed 000 §3.2/§5.2, Cao et
+// Key-value workloads: YCSB A-F (Calcspar Table 2) and Mixgraph (Calcspar §3.2/§5.2, Cao et
 // al. FAST'20, RocksDB's db_bench --benchmarks=mixgraph).
 //
 // YCSB: Zipfian(0.99) popularity over the loaded keys, scrambled over the key space by a hash
@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "burstgate/lsm/sim.hpp"
+#include "burstgate/lsm/event_loop.hpp"
 
 namespace bg::lsm {
 

@@ -45,10 +45,13 @@ struct AdmissionConfig {
     Scheduler scheduler = Scheduler::Bios;
     std::uint32_t seed = 1;                  // admission LFSR seed (0 maps to bg_lfsr_seed(0))
     bg_vec total{};                          // per-window capacity of the SA thread
-    std::uint32_t reserved_q16 = 3277;       // 0.05 of total (BurstCBS §6.4)
-    std::uint32_t alpha_q16 = 0x8000;        // 0.5: an idle tenant halves its unused part
+    std::uint32_t reserved_q16 = 3277;       // 0.05 of total, with reserve_tenants = 0
+    std::uint32_t alpha_q16 = 0x8000;        // 0.5: an idle tenant halves its allocation
     std::uint32_t weight_throttle_q16 = 0x20000;  // 2.0: deferred cost weighs double
-    std::uint32_t floor_q16 = 0x1000;        // 1/16 of base stays with an idle tenant
+    // Algorithm 1 as printed unless set (bios.h): no floor, no option, the two-tenant pool.
+    std::uint32_t floor_q16 = 0;             // variation: 1/16 (0x1000) keeps a floor
+    std::uint32_t options = 0;               // BG_BIOS_OPT_* variations
+    std::uint32_t reserve_tenants = 2;       // pool = two largest bases; 0: reserved_q16
     std::vector<TenantSpec> tenants;
 };
 

@@ -1,6 +1,6 @@
 // The whole datapath of the storage agent, bit-exact with the gateware core: cost estimator,
 // segment monitor, admission, load balancer, buffer pool, completion path, and every register
-// of the map (docs/registers.md). Contract 2 of DESIGN.md: for the same ordered stream of
+// of the map (docs/registers.md). Contract 2 of docs/design.md: for the same ordered stream of
 // events -- descriptor, completion, register write (the window commands are register writes)
 // -- the model and the RTL make the same decision for every descriptor.
 //
@@ -60,7 +60,7 @@
 namespace bg {
 
 // Sizes of one build; the gateware core takes the same parameters (INFO block). The defaults
-// are DESIGN.md's small point (64 tenants, 4 queues, 4K segments), the build the Verilator
+// are docs/design.md's small point (64 tenants, 4 queues, 4K segments), the build the Verilator
 // engine and the simulator use unless told otherwise.
 struct AgentParams {
     std::uint32_t tenants = 64;      // 1..BG_TENANTS_MAX

@@ -15,11 +15,12 @@
 namespace bg {
 
 enum class LbPolicy : std::uint8_t {
-    kStatic = 0,      // lowest eligible member of the set (one-hot sets: the 1:1 baseline)
-    kRoundRobin = 1,  // per-ingress pointer over the set
-    kJsq = 2,         // least outstanding CPU ns among eligible members
-    kP2c = 3,         // two LFSR draws over the eligible members; less loaded, else first
-    kLeastIos = 4,    // fewest outstanding I/Os among eligible members (docs/extending.md)
+    // LB.POLICY's values, from the register map (regs.h).
+    kStatic = BG_LB_STATIC,           // lowest eligible member of the set (one-hot sets: the 1:1 baseline)
+    kRoundRobin = BG_LB_ROUND_ROBIN,  // per-ingress pointer over the set
+    kJsq = BG_LB_JSQ,                 // least outstanding CPU ns among eligible members
+    kP2c = BG_LB_P2C,                 // two LFSR draws over the eligible members; less loaded, else first
+    kLeastIos = BG_LB_LEAST_IOS,      // fewest outstanding I/Os among eligible members (docs/extending.md)
 };
 
 // Widths the gateware is sized by; the model enforces the same bounds so the two agree.

@@ -1,4 +1,4 @@
-// Segment-level I/O rate monitor (seed 002 §4.2): a segment is hot in an interval once its
+// Segment-level I/O rate monitor (Still Water §4.2): a segment is hot in an interval once its
 // I/O count in that interval exceeds R, and stays hot until N whole intervals have passed
 // without exceeding R.
 //
@@ -43,7 +43,7 @@ struct SegmentEntry {
 class SegmentMonitor {
 public:
     static constexpr std::uint32_t kSegments = 1u << BG_SEGMENT_BITS;
-    static constexpr std::uint32_t kMaxSteadyIntervals = 254;
+    static constexpr std::uint32_t kMaxSteadyIntervals = BG_SEGMON_STEADY_MAX;  // regs.h
 
     // Throws std::invalid_argument when steady_intervals > kMaxSteadyIntervals.
     SegmentMonitor(std::uint16_t hot_threshold, std::uint32_t steady_intervals);

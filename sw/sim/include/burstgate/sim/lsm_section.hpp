@@ -7,7 +7,7 @@
 //     completes the store's request when the simulator completes it ("a burstgate-scheduled
 //     disk", BurstCBS §6.7) -- the tenant's provisioning and the firmware's per-window
 //     grants are the scenario's, unchanged; or
-//   * without `tenant`, goes to a cloud volume of its own (seed 000 §2.3; `lsm.volume`),
+//   * without `tenant`, goes to a cloud volume of its own (Calcspar §2.3; `lsm.volume`),
 //     next to the agent's run.
 // The two event loops (burstgate-sim's, the store's) interleave by time: the simulator runs
 // the store's events due before its own next event (LsmTenant::next_time / run_at), and a

@@ -35,6 +35,24 @@ double est_io_cpu(const Dpu &d, const Tenant &t, std::uint32_t size, bool write)
 // The whole estimated cost vector of one I/O, from the same estimator.
 bg_vec io_cost(const Dpu &d, const Tenant &t, std::uint32_t size, bool write);
 
+// The contract (docs/contracts.md). A tenant provisioned {iops, mbps} is entitled to
+// min(iops, mbps x 10^6 / size) I/Os per second of any size from kContractMinSize to
+// kContractMaxSize, read or write (an I/O of any size counts as one I/O).
+inline constexpr std::uint32_t kContractMinSize = 512;
+inline constexpr std::uint32_t kContractMaxSize = 1u << 20;
+double contract_ios_per_s(const Provision &pv, std::uint32_t size);
+// The per-window cost vector that pays for that entitlement at every size: per dimension, the
+// envelope max over sizes and read/write of entitlement(size) x cost(size) x window, from the
+// estimator's own table, rounded up. It peaks at the knee size mbps / iops.
+bg_vec contract_vector(const Dpu &d, const Tenant &t, const Provision &pv, std::uint64_t window_ns);
+// The firmware's grant carry cap (window.h), per dimension the larger of one window of base
+// (res_base) and the cost of one kContractMaxSize I/O, read or write: a tenant's bucket then
+// holds two windows of base, enough for Poisson arrivals within base to pass undeferred, and
+// always one largest I/O, which a base below one such I/O per window could not admit otherwise.
+bg_vec carry_vector(const Dpu &d, const Tenant &t, const bg_vec &res_base);
+// One I/O credit as a cost vector: the base vector's share of one I/O (res_base / base IOPS).
+bg_vec credit_ref(const Dpu &d, const Tenant &t, std::uint64_t window_ns);
+
 // Opens `engine` at the default build's sizes unless the scenario needs more tenants or SA
 // threads: the verilator and xrt engines are built with fixed sizes and refuse others, and a
 // model of the same sizes is what makes their reports comparable. Tenants' vCPU queues share
@@ -53,6 +71,7 @@ struct Firmware {
     std::vector<bg_bios_tenant> t;
     std::vector<bg_bios_usage> u;
     std::vector<std::uint16_t> sched_list, burst_list;
+    std::vector<bg_vec> carry_max, granted;  // the grant carry (window.h), when the scenario has it on
     Firmware() = default;
     Firmware(const Firmware &) = delete;
     Firmware &operator=(const Firmware &) = delete;

@@ -1,4 +1,4 @@
-// A burstgate-sim scenario (DESIGN.md contract 4): the format of ../shared/examples/scenario.yaml,
+// A burstgate-sim scenario (docs/design.md contract 4): the format of scenarios/example.yaml,
 // every key with that meaning, plus the additions marked "added" below. Times are kept in
 // integer nanoseconds from here on so the event engine never rounds.
 #pragma once
@@ -45,29 +45,45 @@ struct Dpu {
     // added
     bool sa_round_robin = true;      // sa_discipline: rr (SA polls tenants' queues) | fifo
     bool cost_adjust = false;        // delay-based cost adjustment (target_delay_us)
+    bool envelope = true;            // provision: envelope (docs/contracts.md); false: io4k, the 4 KiB CPU price
+    bool grant_carry = true;         // the firmware's grant carry (window.h)
     std::uint32_t queue_depth = 4095;   // LB.DEPTH: outstanding I/Os per SA thread
     std::uint32_t header_bytes = 128;   // per request/response message on the links
     double bios_alpha = 0.5;            // BIOS line-7 decay
     double bios_weight_throttle = 2.0;  // BIOS line-10 weight of throttled cost
-    double bios_floor_share = 1.0 / 16; // BIOS floor allocation / base
+    // dpu.buffers: the two-tier buffer pool (BurstCBS §5.1, Fig. 12), BPOOL registers.
+    // dedicated = 0: not programmed (the reset values: 4095 per queue, no shared pool).
+    std::uint32_t buf_dedicated = 0, buf_shared = 0, buf_borrow_cap = 0xFFFF, buf_quiet = 1;
+};
+
+// `bios:` BIOS's variations of Algorithm 1 (fw/include/burstgate/bios.h); every default is
+// the algorithm as printed (BurstCBS §5.2), each key one named project variation.
+struct BiosCfg {
+    double floor_share = 0;          // floor of a decayed allocation / base (line 7 decays to 0)
+    bool usage_clamp = false;        // line 7: max(alloc_hist * alpha, usage)
+    bool spill_base = false;         // line 4 also fires on a spilled tenant
+    std::uint32_t reserve_tenants = 2;  // reserve: two_tenants (2) | share (0: dpu.reserved_share)
 };
 
 struct DualBucketCfg {
     double hot_threshold_iops = 2000;  // R per segment, as a rate
     std::uint32_t steady_intervals = 5;
     double cheque_share = 0.2;
-    // added (seed 002 §4.2 production values unless noted)
+    // added (Still Water §4.2 production values unless noted)
     std::uint32_t alpha = 8000;
     double percentile = 0.95;
     std::uint32_t headroom_mbps = 330;
     std::uint32_t mu_mbps = 0;  // 0: the software limit in Mbps (swlimit_mbps * 8)
-    // Main bucket issuance per interval as a share of the SA's capacity: seed 002's proxy limit
+    // Main bucket issuance per interval as a share of the SA's capacity: Still Water's proxy limit
     // (1.2 GB/s) against what the server serves (2.13 GB/s, Fig. 6); 1: issue the capacity.
     double main_share = 1.0;
     // Order in which the host re-offers deferred I/Os at the next interval (`reoffer`): false
     // (`fifo`): deferral order; true (`steady_first`): the I/Os the monitor last saw as steady,
     // then the hot ones, each in deferral order. Applies under the dualbucket scheduler only.
     bool steady_first = false;
+    // `tenant_contracts`: the buckets on top of the tenants' contracts (docs/contracts.md,
+    // window.h db_contracts); false: Still Water as printed, the segment-level buckets alone.
+    bool tenant_contracts = true;
 };
 
 // added: `mode: trace` replays a block trace (bg_trace) open loop: each read or write record
@@ -110,6 +126,7 @@ struct Tenant {
     bool credit = false;            // burst_mode: credit (else paid)
     std::uint64_t burst_credits = 0;  // I/Os
     std::uint32_t queues = 1;
+    std::uint32_t max_conns = 0;    // burstgate-gateway only: NBD connections at once (0: --max-conns)
     Workload wl;
 };
 
@@ -124,6 +141,7 @@ struct Scenario {
     std::uint64_t window_ns = 1'000'000;
     Dpu dpu;
     DualBucketCfg db;
+    BiosCfg bios;
     std::vector<Tenant> tenants;
     std::shared_ptr<const LsmSection> lsm;  // added: `lsm:` (lsm_section.hpp), when present
 };

@@ -1,5 +1,5 @@
 // burstgate-sim's engine: a discrete-event simulation of a DPU storage agent whose datapath is
-// any bg::Device (DESIGN.md contract 3) and whose control plane is the firmware window loop
+// any bg::Device (docs/design.md contract 3) and whose control plane is the firmware window loop
 // (fw/include/burstgate/window.h), run every window over device->hal().
 //
 // One I/O, in simulated integer nanoseconds:
@@ -53,6 +53,7 @@ struct TenantResult {
     std::uint64_t throttled = 0;     // deferral decisions (an I/O deferred twice counts twice)
     std::uint64_t deferred_ios = 0;  // distinct I/Os deferred at least once
     std::uint64_t admitted_by[4] = {};  // own, borrow, reserved, (unused)
+    std::uint64_t buffer_borrows = 0;   // admissions whose buffer came from the shared pool (prefilled)
     // Decisions on I/Os to the workload's steady segments that the segment monitor took as
     // hot (so no cheque): all of them, and those on a new I/O's first offer. The monitor
     // counts offers, and a deferred I/O is offered again every window (docs/results.md).
@@ -74,6 +75,7 @@ struct SimResult {
     std::optional<std::uint64_t> window_overruns;
     std::uint64_t generated = 0, finished = 0, in_flight = 0, deferred_pending = 0;
     std::uint64_t bad_completions = 0;  // CTRL.BAD_COMPLETIONS: must be 0
+    std::vector<std::uint64_t> thread_completed;  // measured period: I/Os completed per SA thread
     std::array<std::uint32_t, 4> final_factor{};  // COST.FACTOR at the end (Q4.12)
     std::vector<std::string> warnings;  // scenario warnings (file:line: path: message)
     double wall_s = 0, cpu_s = 0;       // not in the report (they would break reproducibility)

@@ -1,4 +1,4 @@
-// Real block I/O traces: one streaming reader for the formats ../shared/traces/README.md lists
+// Real block I/O traces: one streaming reader for the formats docs/references.md lists
 // (CloudPhysics, Alibaba, Tencent CBS, MSR Cambridge, fio iolog v2 and v3) and a fio iolog v3
 // writer. A reader holds one line at a time, so a multi-gigabyte trace costs no memory.
 //

@@ -1,0 +1,72 @@
+"""Reading burstgate-sim's output with errors that name the file, for every `burstgate` command
+(kept apart from plot.py so the commands that draw nothing do not import matplotlib)."""
+
+import argparse
+import json
+import math
+import pathlib
+
+
+class InputError(Exception):
+    """Input that cannot be used (a file, a field, an option); the message names where."""
+
+
+def read_text(path):
+    """A file's text as UTF-8; an unreadable or non-UTF-8 file raises InputError naming it."""
+    try:
+        return pathlib.Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from exc
+    except OSError as exc:
+        raise InputError(f"{path}: {exc.strerror or exc}") from exc
+
+
+def load_report(path):
+    try:
+        report = json.loads(read_text(path))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}:{exc.lineno}: not JSON ({exc.msg})") from exc
+    if not isinstance(report, dict):
+        raise InputError(f"{path}: not a burstgate-sim report (a JSON object is expected)")
+    for key in ("scenario", "scheduler", "tenants"):
+        if key not in report:
+            raise InputError(f"{path}: not a burstgate-sim report (no '{key}')")
+    for t in report["tenants"]:
+        if not isinstance(t, dict) or "hist_us" not in t:
+            name = t.get("name") if isinstance(t, dict) else t
+            raise InputError(f"{path}: tenant {name!r} has no hist_us (report from an older burstgate-sim?)")
+    return report
+
+
+def output_folder(path):
+    """``path`` as a folder to write into, made now (before any work), or InputError."""
+    out = pathlib.Path(path)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out {out}: exists and is not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"--out {out}: {exc.strerror or exc}") from exc
+    return out
+
+
+def positive_number(text):
+    """argparse type: a finite number above zero."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number above 0, got {text!r}")
+    return value
+
+
+def non_negative_number(text):
+    """argparse type: a finite number at or above zero."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number at or above 0, got {text!r}")
+    return value

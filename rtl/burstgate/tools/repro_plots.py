@@ -1,0 +1,255 @@
+"""Figures of scripts/reproduce.py's experiments (`make reproduce` writes them to out/reproduce/).
+
+Each function draws one experiment's record (the dataclasses in scripts/reproduce.py, the same
+numbers its markdown table prints) to one PNG and returns the path. Titles state what the paper
+claims, so a figure reads as "claim, then our numbers"; the tables in docs/results.md say how
+far each claim is reproduced.
+"""
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only; no display needed
+import matplotlib.ticker  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+
+from burstgate.tools import fit_alpha  # noqa: E402
+
+DPI = 100
+# One colour and marker per scheduler across every figure; BIOS on top, BaseCBS hollow and
+# dashed, so a line hidden under another (BIOS at BaseCBS's numbers) still shows.
+SCHED = {"bios": ("BIOS", "tab:blue", "o"), "wild": ("WildCBS", "tab:red", "s"),
+         "base": ("BaseCBS", "tab:gray", "^")}
+LINE = {"bios": {"zorder": 4, "markersize": 7}, "wild": {"zorder": 3},
+        "base": {"zorder": 2, "linestyle": "--", "markerfacecolor": "none", "markersize": 9}}
+PRODUCT = {"A": "ProductA", "B": "ProductB"}
+
+
+def _save(fig, path):
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return path
+
+
+def _log2_x(ax, xs, label):
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(xs)
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FixedFormatter([str(x) for x in xs]))
+    ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+    pad = 2 ** 0.3
+    ax.set_xlim(min(xs) / pad, max(xs) * pad)
+    ax.set_xlabel(label)
+
+
+def _victim_panels(r, ylabel, xlabel, scale=1.0):
+    """2 x 2 panels, one per victim I/O type, one line per scheduler."""
+    fig, axes = plt.subplots(2, 2, figsize=(10, 7), sharex=True, sharey=True)
+    for ax, ((product, op), per) in zip(axes.flat, r.values.items()):
+        for s, ys in per.items():
+            name, colour, marker = SCHED[s]
+            ax.plot(r.xs, [y / scale for y in ys], marker=marker, color=colour, label=name, **LINE[s])
+        _log2_x(ax, r.xs, xlabel)
+        ax.set_title(f"victim: {PRODUCT[product]} 4 KiB {op}s", fontsize=10)
+        ax.grid(True, alpha=0.3)
+    for ax in axes[:, 0]:
+        ax.set_ylabel(ylabel)
+    for ax in axes[0]:
+        ax.tick_params(labelbottom=True)  # sharex hides them on the top row
+    axes[0][0].set_ylim(bottom=0)
+    axes[0][0].legend(fontsize=9)
+    fig.suptitle(r.title, fontsize=11)
+    return fig, axes
+
+
+def victim_latency(r, path):
+    """Fig. 19 / 20: the victim's average latency vs the neighbour's iodepth."""
+    fig, _ = _victim_panels(r, "victim average latency (\u00b5s)", "neighbour iodepth")
+    return _save(fig, path)
+
+
+def victim_iops(r, path):
+    """Fig. 21 / 22: the victim's IOPS vs its own iodepth, its base dashed."""
+    fig, axes = _victim_panels(r, "victim IOPS (thousands)", "victim iodepth", scale=1000.0)
+    for ax in axes.flat:
+        ax.axhline(r.base_iops / 1000.0, color="black", linestyle="--", linewidth=1,
+                   label=f"base {r.base_iops / 1000.0:g}k")
+    axes[0][0].set_ylim(0, r.base_iops / 1000.0 * 1.15)
+    axes[0][0].legend(fontsize=9, loc="lower right")
+    return _save(fig, path)
+
+
+def _grouped_bars(ax, groups, series, width=0.8, fmt="%.0f", fontsize=8, inside=False):
+    """Bars of ``series`` [(label, [value per group], bar kwargs)] side by side in each group,
+    each labelled with its value (``inside``: in the bar, clear of lines drawn above it)."""
+    n = len(series)
+    w = width / n
+    for i, (label, values, kw) in enumerate(series):
+        xs = [g + (i - (n - 1) / 2) * w for g in range(len(groups))]
+        bars = ax.bar(xs, values, w, label=label, **kw)
+        if inside:
+            ax.bar_label(bars, fmt=fmt, fontsize=fontsize, label_type="center", color="white")
+        else:
+            ax.bar_label(bars, fmt=fmt, fontsize=fontsize, padding=1)
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels(groups)
+
+
+def burst_utilization(r, path):
+    """Fig. 23: the bursting VM's throughput as a share of the software limit, per workload and scheduler."""
+    fig, ax = plt.subplots(figsize=(10, 5))
+    groups = list(r.share)
+    _grouped_bars(ax, groups, [(SCHED[s][0], [r.share[g][s][0] for g in groups], {"color": SCHED[s][1]})
+                               for s in SCHED], fmt="%.3f", fontsize=9, inside=True)
+    ax.axhline(1.0, color="black", linestyle="--", linewidth=1, label=f"limit ({r.limit_mbps / 1000:g} GB/s)")
+    ax.set_ylim(0, 1.15)
+    ax.set_xlabel("bursting VM's workload")
+    ax.set_ylabel(f"bursting VM's throughput / {r.limit_mbps / 1000:g} GB/s limit")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=9, loc="upper center", ncol=4)
+    ax.set_title("Fig. 23, burst utilization: BIOS gives up 5-8 % vs WildCBS (its reserve), "
+                 "BaseCBS about half (paper)", fontsize=10)
+    return _save(fig, path)
+
+
+def sudden_activation(r, path):
+    """Fig. 24: the resuming tenant's throttled I/Os and admissions per iodepth, its IOPS beside."""
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 4.8))
+    lines = [("throttled, BIOS", r.throttled_bios, {"color": SCHED["bios"][1], "marker": "o"}),
+             ("throttled, WildCBS", r.throttled_wild, {"color": SCHED["wild"][1], "marker": "s"}),
+             ("BIOS: admitted by reclaim (power of two choices)", r.admitted_borrow,
+              {"color": SCHED["bios"][1], "marker": "v", "linestyle": ":"}),
+             ("BIOS: admitted from the pool", r.admitted_reserved,
+              {"color": SCHED["bios"][1], "marker": "^", "linestyle": "--"})]
+    for label, ys, kw in lines:
+        ax.plot(r.depths, ys, label=label, **kw)
+    # Zero is the claim (no throttling below base): symlog keeps it on the axis.
+    ax.set_yscale("symlog", linthresh=1)
+    ax.set_ylim(bottom=-0.3)
+    ax.set_ylabel("I/Os in the run (symlog: 0 shown)")
+    ax.legend(fontsize=8)
+    ax.set_title("deferrals and admissions of the resuming tenant", fontsize=10)
+    ax2.plot(r.depths, [i / 1000.0 for i in r.iops], marker="o", color=SCHED["bios"][1], label="BIOS")
+    ax2.axhline(r.base_iops / 1000.0, color="black", linestyle="--", linewidth=1,
+                label=f"base, {r.base_iops / 1000.0:g}k")
+    ax2.set_ylim(bottom=0)
+    ax2.set_ylabel("resuming tenant's IOPS (thousands)")
+    ax2.legend(fontsize=8, loc="lower right")
+    ax2.set_title("its throughput under BIOS", fontsize=10)
+    for a in (ax, ax2):
+        _log2_x(a, r.depths, "resuming tenant's iodepth (4 KiB writes)")
+        a.grid(True, which="both", alpha=0.3)
+    fig.suptitle("Fig. 24, sudden activation: a tenant resuming from idle sees no throttled I/Os "
+                 "until it exceeds its base (paper)", fontsize=11)
+    return _save(fig, path)
+
+
+def misestimation(r, path):
+    """Table 3: the base-level tenant's read and write latency, ours beside the paper's."""
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.8), sharey=True)
+    cols = list(r.ours)
+    groups = [f"{c}\n(CPU cost factor {r.ours[c][2]:.2f})".replace(" w", "\nw", 1) for c in cols]
+    for i, (ax, op) in enumerate(zip(axes, ("read", "write"))):
+        _grouped_bars(ax, groups, [("ours", [r.ours[c][i] for c in cols], {"color": "tab:blue"}),
+                                   ("paper", [r.paper[c][i] for c in cols],
+                                    {"color": "white", "edgecolor": "black", "hatch": "//"})])
+        ax.set_title(f"{op}s", fontsize=10)
+        ax.set_xlabel("scheduler (our final CPU cost factor)", fontsize=9)
+        ax.tick_params(axis="x", labelsize=8)
+        ax.grid(True, axis="y", alpha=0.3)
+    axes[0].set_ylabel("base-level tenant's average latency (\u00b5s)")
+    axes[0].legend(fontsize=9)
+    fig.suptitle("Table 3, cost misestimated by 2x: the cost adjustment restores the base-level "
+                 "tenant's latency (paper)", fontsize=11)
+    return _save(fig, path)
+
+
+def hot_segments(r, path):
+    """Still Water Fig. 10 / 13: steady segments' P99 and P99999 per write share, proxy and end to end."""
+    configs = [("baseline", "baseline (main bucket, deferral order)", {"color": "tab:red"}),
+               ("dual", "dual-bucket (cheque, steady first)", {"color": "tab:blue"}),
+               ("fifo", "cheque, deferral-order re-offers", {"color": "tab:cyan", "hatch": ".."}),
+               ("prio", "steady first, no cheque", {"color": "tab:purple", "hatch": "//", "alpha": 0.6})]
+    paths = list(dict.fromkeys(row["path"] for row in r.rows))
+    fig, axes = plt.subplots(2, 2, figsize=(12, 8), sharey=True)
+    for axrow, p in zip(axes, paths):
+        rows = [row for row in r.rows if row["path"] == p]
+        groups = [f"{row['write_share']:.0%}" for row in rows]
+        for ax, q in zip(axrow, ("p99", "p99999")):
+            _grouped_bars(ax, groups, [(label, [row["steady"][c][q] for row in rows], kw)
+                                       for c, label, kw in configs], fontsize=7)
+            ax.set_yscale("log")
+            ax.set_title(f"{p}: steady segments' {q.upper()}", fontsize=10)
+            ax.set_xlabel("write share")
+            ax.grid(True, axis="y", which="both", alpha=0.3)
+        axrow[0].set_ylabel("latency (\u00b5s, log)")
+    axes[0][0].set_ylim(10, 3000)
+    axes[0][0].legend(fontsize=8, loc="upper left", ncol=2)
+    fig.suptitle("Still Water Fig. 10 / 13, hot segments: the cheque bucket cuts steady P99 by up to 96 %, "
+                 "P99999 by up to 83 % (proxy) and 85 % (end to end) (paper)", fontsize=11)
+    return _save(fig, path)
+
+
+def alpha_fit(r, path):
+    """Still Water Eq. (1): measured P95 SA delay vs the residual mu - lambda, and Eq. (1) at the fit."""
+    fig, ax = plt.subplots(figsize=(8, 5))
+    resid = [r.mu - lam for _, lam, _, _, _ in r.rows]
+    ax.plot(resid, [w for _, _, _, w, _ in r.rows], "o", color="tab:blue", markersize=8,
+            label="measured P95 (mean of the firmware's per-window reads)")
+    for (share, _, _, w, _), x in zip(r.rows, resid):
+        ax.annotate(f"main_share {share}", (x, w), textcoords="offset points", xytext=(8, 6), fontsize=8)
+    lo, hi = 0.8 * min(resid), 1.1 * max(resid)
+    xs = [lo + (hi - lo) * i / 200 for i in range(201)]
+    ax.plot(xs, [fit_alpha.eq1_us(r.alpha, x, r.percentile) for x in xs], color="tab:red",
+            label=f"Eq. (1) at the least-squares alpha = {r.alpha:.0f}")
+    ax.plot(resid, [p for _, _, _, _, p in r.rows], "x", color="tab:red", markersize=8)
+    ax.set_xlabel(r"residual capacity $\mu - \lambda$ (Mb/s)")
+    ax.set_ylabel("P95 SA delay (\u00b5s)")
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=9)
+    ax.set_title(rf"Still Water Eq. (1), $w_{{95}} = \alpha L_{{95}} / (\mu - \lambda)$: fitted "
+                 rf"$\alpha$ = {r.alpha:.0f} (the scenario uses {r.scenario_alpha}), $\mu$ = {r.mu} Mb/s",
+                 fontsize=10)
+    return _save(fig, path)
+
+
+def variations(r, path):
+    """BIOS's variations beside Algorithm 1 as printed: one panel per figure's number."""
+    names = list(r.rows)
+    fig, axes = plt.subplots(2, 4, figsize=(15, 7))
+    for ax, col in zip(axes.flat, r.columns):
+        ys = [r.rows[n][col] for n in names]
+        ax.bar(range(len(names)), ys, color=["tab:blue"] + ["tab:orange"] * (len(names) - 1))
+        ax.set_ylim(0, max(ys + [1]) * 1.15)  # an all-zero panel (the claim) still shows its axis
+        if col in r.wild:
+            ax.axhline(r.wild[col], color=SCHED["wild"][1], linestyle="--", linewidth=1, label="WildCBS")
+            ax.legend(fontsize=7)
+        ax.set_xticks(range(len(names)))
+        ax.set_xticklabels(names, rotation=40, ha="right", fontsize=8)
+        ax.set_title(col, fontsize=9)
+        ax.grid(True, axis="y", alpha=0.3)
+    fig.suptitle("BIOS: Algorithm 1 as printed (blue) and the project's variations (orange)", fontsize=11)
+    return _save(fig, path)
+
+
+def load_balancing(r, path):
+    """Fig. 18: IOPS with 1 and 2 SA threads per workload, and the per-thread balance."""
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 4.8))
+    groups = list(r.scaling)
+    _grouped_bars(ax, [g.replace(" (", "\n(") for g in groups], [(f"{n} thread{'s' if n > 1 else ''}", [r.scaling[g][n][0] / 1000.0 for g in groups],
+                                {"color": c}) for n, c in ((1, "tab:gray"), (2, SCHED["bios"][1]))],
+                  fmt="%.0f", fontsize=8, inside=False)
+    ax.set_ylabel("write IOPS (thousands)")
+    ax.set_title("(a) one VM's write IOPS vs SA threads", fontsize=10)
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=8)
+    pols = list(r.per_thread)
+    _grouped_bars(ax2, [f"thread {i}" for i in range(r.balance_threads)],
+                  [(f"{p} (max/min {r.balance[p]:.3f})", r.per_thread[p], {"color": c})
+                   for p, c in zip(pols, (SCHED["bios"][1], "tab:gray"))], fmt="%.0f", fontsize=7, inside=False)
+    ax2.set_ylabel("I/Os completed in the measured period")
+    ax2.set_title(f"(c) load over {r.balance_threads} SA threads", fontsize=10)
+    ax2.legend(fontsize=8)
+    fig.suptitle("Fig. 18, load balancing: near-linear scaling where the threads are the bottleneck; "
+                 "the balancer spreads as evenly as the user can (paper)", fontsize=11)
+    return _save(fig, path)

@@ -1,0 +1,94 @@
+// Byte budgets for what the gateway holds for clients: WRITE payloads read but not yet written,
+// READ data and replies not yet sent. A connection takes its request's bytes from its tenant's
+// budget and from the global one before reading the payload (or before the READ is scheduled)
+// and gives them back once the reply has left; over budget it waits, and while it waits the
+// gateway reads nothing more from its socket. So no client behaviour grows memory past the sum.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+
+namespace bg::gw {
+
+class Budget {
+public:
+    explicit Budget(std::uint64_t limit = 0) : limit_(limit) {}
+    void set_limit(std::uint64_t limit) { limit_ = limit; }
+    std::uint64_t limit() const { return limit_; }
+    // Takes n bytes (n <= limit), waiting while they are not free; false once `give_up()` says so
+    // (the connection was cut or the gateway is stopping), checked at least every 50 ms.
+    bool take(std::uint64_t n, const std::function<bool()> &give_up)
+    {
+        std::unique_lock<std::mutex> g(mu_);
+        while (used_ + n > limit_) {
+            if (give_up())
+                return false;
+            cv_.wait_for(g, std::chrono::milliseconds(50));
+        }
+        used_ += n;
+        peak_ = std::max(peak_, used_);
+        return true;
+    }
+    void give(std::uint64_t n)
+    {
+        {
+            std::lock_guard<std::mutex> g(mu_);
+            used_ -= n;
+        }
+        cv_.notify_all();
+    }
+    void wake() { cv_.notify_all(); }
+    std::uint64_t used()
+    {
+        std::lock_guard<std::mutex> g(mu_);
+        return used_;
+    }
+    std::uint64_t peak()
+    {
+        std::lock_guard<std::mutex> g(mu_);
+        return peak_;
+    }
+
+private:
+    std::mutex mu_;
+    std::condition_variable cv_;
+    std::uint64_t limit_, used_ = 0, peak_ = 0;
+};
+
+// Bytes taken from a tenant's and the global budget, given back when this is destroyed.
+class Charge {
+public:
+    Charge() = default;
+    Charge(Budget *tenant, Budget *global, std::uint64_t n) : t_(tenant), g_(global), n_(n) {}
+    Charge(Charge &&o) noexcept : t_(o.t_), g_(o.g_), n_(o.n_) { o.n_ = 0; }
+    Charge &operator=(Charge &&o) noexcept
+    {
+        if (this != &o) {
+            release();
+            t_ = o.t_, g_ = o.g_, n_ = o.n_;
+            o.n_ = 0;
+        }
+        return *this;
+    }
+    Charge(const Charge &) = delete;
+    Charge &operator=(const Charge &) = delete;
+    ~Charge() { release(); }
+    void release()
+    {
+        if (n_) {
+            g_->give(n_);
+            t_->give(n_);
+            n_ = 0;
+        }
+    }
+
+private:
+    Budget *t_ = nullptr, *g_ = nullptr;
+    std::uint64_t n_ = 0;
+};
+
+}  // namespace bg::gw
