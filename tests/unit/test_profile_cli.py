@@ -26,6 +26,9 @@ seed: 3
 duration_ms: 400
 warmup_ms: 100
 scheduler: bios
+# The reserved pool as a share of the capacity (5 %), so the SA's capacity, not the printed
+# two-tenant pool (here both bases, 90k of the fast profile's 200k), sets what the tenants get.
+bios: {reserve: share}
 dpu:
   threads: 2
   cpu_ns:
