@@ -13,11 +13,12 @@
 //
 // Pacing costs no thread hand-off when the model lets the I/O go by the time its real work is
 // done: the connection's own thread admits it, does the store operation, advances the stages
-// to now and replies. Only an I/O whose release lies ahead waits, for the pacer thread, which
+// to now and hands the reply to the connection (the server's reply queue: no engine thread waits
+// for a client). Only an I/O whose release lies ahead waits, for the pacer thread, which
 // sleeps until the next stage event (at most one wake-up per kPaceTickNs while I/Os wait), and
-// runs every event due in one batch. I/Os admitted at a window (deferred ones), FLUSH, TRIM and
-// FUA writes are done by backend threads instead, off the connection's reader. --no-pace skips
-// the stages.
+// runs every event due in one batch. I/Os admitted at a window (deferred ones), FLUSH, TRIM,
+// WRITE_ZEROES, CACHE, BLOCK_STATUS and FUA writes are done by backend threads instead, off the
+// connection's reader. --no-pace skips the stages.
 #pragma once
 
 #include <array>
@@ -46,8 +47,8 @@ namespace bg::gw {
 using Clock = std::chrono::steady_clock;
 
 // One NBD request in flight. `reply` hands the result (`data`: a READ's bytes, BLOCK_STATUS's
-// encoded extents) to the connection it came from, which queues it: called by a backend
-// thread, it never waits for a client.
+// encoded extents) to the connection it came from, which queues it: called by the connection's
+// reader, the pacer or a backend thread, it never waits for a client.
 struct Request {
     std::uint16_t type = 0, flags = 0;
     std::uint64_t cookie = 0, offset = 0;
