@@ -144,7 +144,7 @@ bench: $(ENV_MK) ## Google Benchmark of BIOS and the per-I/O paths; JSON in buil
 	$(PY) scripts/bench_summary.py $(BENCH_OUT)/bench.json
 
 .PHONY: synth
-synth: $(ENV_MK) ## yosys synth_xilinx (UltraScale+) utilization reports under build/synth
+synth: $(ENV_MK) ## yosys synth_xilinx (UltraScale+) utilization and LUT-level timing estimate under build/synth; fails over budget or on a kernel clock above the estimate
 	$(PY) scripts/synth.py --out $(BUILD)/synth
 
 .PHONY: synth-full

@@ -3,7 +3,7 @@
 
     python scripts/pnr_ecp5.py --out build/pnr [JOB ...]
 
-A job is a block of ``burstgate-rtl`` or ``bg_core@<point>`` (the points of
+A job is a block of ``burstgate rtl`` or ``bg_core@<point>`` (the points of
 ``scripts/synth.py``), placed and routed out of context (``--out-of-context``: no I/O
 buffers, so the Fmax of the logic alone; no bitstream), or ``ulx3s``: the board top
 ``burstgate.boards.ulx3s`` on the ULX3S-85F with its LPF from ``amaranth-boards``, which
@@ -31,7 +31,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "rtl"))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from synth import parse_job, write_rtlil  # noqa: E402
+from synth import KEEP_REPLICAS, parse_job, write_rtlil  # noqa: E402
 
 DEVICE = ["--85k", "--package", "CABGA381"]
 DEFAULT_JOBS = ["bg_cost_estimator", "ulx3s"]
@@ -76,6 +76,7 @@ def pnr(job, out, freq, seed):
     # out with classic abc instead, as synth.py does for synth_xilinx.
     script = "; ".join([
         read,
+        *KEEP_REPLICAS(top),
         f"synth_ecp5 -top {top} -run :map_luts",
         "techmap -map +/lattice/latches_map.v",
         "abc -dress -lut 4:7",

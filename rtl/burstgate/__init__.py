@@ -7,5 +7,5 @@ Subpackages and modules:
 * :mod:`burstgate.csr` — the register bus and the CSR block built from the map.
 * :mod:`burstgate.layouts` — descriptor and cost-vector payload layouts.
 * :mod:`burstgate.cost` — the vectorized I/O cost estimator.
-* :mod:`burstgate.sim` — stream helpers for ``amaranth.sim`` testbenches.
+* :mod:`burstgate.testing` — stream helpers for ``amaranth.sim`` testbenches.
 """

@@ -23,7 +23,7 @@ _TENANT_BITS = C["TENANT_BITS"]
 _BURST_ENTRIES = REGMAP.block("TENANT").register("BURST_LIST").count
 _BURST_N_BITS = REGMAP.block("CTRL").register("BURST_N").width
 _WORD_MAX = (1 << 32) - 1
-_SRC_BITS = 3
+_SRC_BITS = C["SRC_BITS"]
 _STAMP_BITS = 32  # a window stamp is a WINDOW_INDEX value
 
 #: A costed descriptor with its segment verdict: what admission decides on.
@@ -376,7 +376,7 @@ class Admission(wiring.Component):
             fwd = _Own(Mux(own_last_valid & (own_last_row == row), own_last, word))
             cur = Signal(_Own, name=f"own_cur_{len(names)}")
             names.append(cur)
-            m.d.comb += cur.eq(Mux(fwd.stamp == self.window, fwd, Cat(Const(0, 320), self.window)))
+            m.d.comb += cur.eq(Mux(fwd.stamp == self.window, fwd, Cat(Const(0, _Own.size - _STAMP_BITS), self.window)))
             return cur
 
         def current_lendable(word, row, grant_v, lend_v):

@@ -26,17 +26,17 @@ def _core(**params):
 
 
 def _segment_monitor():
-    from .segmon import SegmentMonitor
+    from .segment_monitor import SegmentMonitor
     return SegmentMonitor()
 
 
 def _load_balancer():
-    from .lb import LoadBalancer
+    from .load_balancer import LoadBalancer
     return LoadBalancer()
 
 
 def _buffer_pool():
-    from .bufpool import BufferPool
+    from .buffer_pool import BufferPool
     return BufferPool()
 
 

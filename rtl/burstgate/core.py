@@ -8,21 +8,21 @@ from amaranth.lib.fifo import SyncFIFO
 from amaranth.lib.wiring import In, Out
 
 from .admission import Admission, AdmissionInput
-from .bufpool import BufferPool
+from .buffer_pool import BufferPool
 from .cost import CostEstimator
 from .csr import BusSignature, CsrBlock
 from .delay_hist import DelayHistogram
 from .layouts import Completion, CostedDescriptor, Decision, Descriptor
-from .lb import LoadBalancer
+from .load_balancer import LoadBalancer
 from .regmap import C, REGMAP
-from .segmon import SegmentMonitor
+from .segment_monitor import SegmentMonitor
 
 __all__ = ["Core"]
 
 _BLOCKS = ("INFO", "CTRL", "LB", "BPOOL", "COST", "SEGMON", "TENANT")
 _SEQ_BITS = 16  # descriptor sequence numbers; far more than can be in flight
 _CHARGE_MAX = (1 << C["LB_CHARGE_BITS"]) - 1
-# A completion waits for the descriptors accepted before it (up to the 13-cycle latency);
+# A completion waits for the descriptors accepted before it (up to the 14-cycle latency);
 # 16 entries keep one completion per clock flowing beside one descriptor per clock.
 _PENDING_DEPTH = 16
 
@@ -40,11 +40,11 @@ def _check(name, value, lo, hi):
 class Core(wiring.Component):
     """The whole per-descriptor datapath, decision for decision equal to ``bg::Agent``.
 
-    Descriptors flow COST (6 cycles) -> segment monitor (2) -> admission (5) -> ``o``: the
+    Descriptors flow COST (7 cycles) -> segment monitor (2) -> admission (5) -> ``o``: the
     admission stage decides with the load balancer's eligibility and the buffer pool's
     availability of that same cycle, and an admitted descriptor is dispatched to both in
     that cycle, exactly in ``agent.hpp``'s order. One descriptor per clock (II = 1) while
-    ``o`` is ready; latency 13 cycles from ``i`` to ``o``.
+    ``o`` is ready; latency 14 cycles from ``i`` to ``o``.
 
     Event order (what the model replays): events are ordered by the cycle in which they
     are *accepted* on the core's ports, and within one cycle

@@ -20,7 +20,8 @@ _COST_MAX = (1 << C["COST_BITS"]) - 1
 #: Multiplier operands are cut at this bit: an unsigned 17-bit piece is one MULT18X18D input.
 _SPLIT = 17
 #: Pipeline stages from ``i`` to ``o`` (the latency in cycles).
-_STAGES = 6
+_STAGES = 7
+_CLASS_BITS = (_CLASSES - 1).bit_length()
 
 
 def _width(value, half):
@@ -30,6 +31,14 @@ def _width(value, half):
 
 def _piece(value, half):
     return value[:_SPLIT] if half == 0 else value[_SPLIT:] if len(value) > _SPLIT else Const(0, 1)
+
+
+def _or_tree(values):
+    """The OR of ``values``, as a balanced tree."""
+    while len(values) > 1:
+        values = [values[i] | values[i + 1] if i + 1 < len(values) else values[i]
+                  for i in range(0, len(values), 2)]
+    return values[0]
 
 
 def _saturate(value, width):
@@ -43,7 +52,7 @@ class CostEstimator(wiring.Component):
     Implements the formula of the COST block in ``docs/registers.md``: a programmable table
     per (product, read/write, size class), linear within the class, times a per-dimension
     Q4.12 adjustment factor, each stage saturating at 32 bits. Throughput: one descriptor
-    per cycle (II = 1) while ``o.ready`` is high. Latency: 6 cycles from ``i`` to ``o``.
+    per cycle (II = 1) while ``o.ready`` is high. Latency: 7 cycles from ``i`` to ``o``.
 
     A descriptor is costed with the registers as they were in the cycle it was accepted;
     a register write in that same cycle applies to later descriptors only. This is what
@@ -73,11 +82,18 @@ class CostEstimator(wiring.Component):
         m.submodules.csr = csr = CsrBlock(block=self._block)
         wiring.connect(m, wiring.flipped(self.bus), csr.bus)
 
-        # One RAM per (base|slope, dimension): a register write touches one of them, and the
-        # pipeline reads all four dimensions of an entry in the same cycle.
+        # The pipeline's tables: one RAM per (base|slope, dimension, size class), addressed by
+        # (product, write), so that it reads the entries of all eight classes of a descriptor
+        # in the cycle it is accepted, before its class is known. Addressed by the class, the
+        # read waited for seven 24-bit compares and a priority encoder in that one cycle, the
+        # cost estimator's ECP5 critical path. Register reads are served by a copy in the
+        # register layout, one RAM per (base|slope, dimension) as before, written alongside:
+        # reading the 32 small RAMs back would take a read port and a 32-way select each.
+        # The register index is (entry, dimension), entry = (product*2 + write)*8 + class.
         tables = {}
         for kind, ext, width in (("base", csr.ext_table_base, C["TABLE_BASE_BITS"]),
                                  ("slope", csr.ext_table_slope, C["TABLE_SLOPE_BITS"])):
+            assert len(ext.index) == 2 + _CLASS_BITS + (C["PRODUCTS"] * 2 - 1).bit_length()
             r_sel = Signal(range(_DIMS))
             with m.If(ext.r_en):
                 m.d.sync += r_sel.eq(ext.index[:2])
@@ -94,24 +110,47 @@ class CostEstimator(wiring.Component):
                 csr_rp = mem.read_port()
                 m.d.comb += [csr_rp.addr.eq(ext.index[2:]), csr_rp.en.eq(ext.r_en)]
                 r_data.append(csr_rp.data)
-                tables[kind, d] = mem.read_port()
+                for k in range(_CLASSES):
+                    cmem = Memory(shape=unsigned(width), depth=C["PRODUCTS"] * 2, init=[])
+                    m.submodules[f"{kind}{d}_class{k}"] = cmem
+                    cwp = cmem.write_port()
+                    m.d.comb += [
+                        cwp.addr.eq(ext.index[2 + _CLASS_BITS:]),
+                        cwp.data.eq(ext.w_data),
+                        cwp.en.eq(ext.w_en & (ext.index[:2 + _CLASS_BITS] == k * _DIMS + d)),
+                    ]
+                    tables[kind, d, k] = cmem.read_port()
             m.d.comb += ext.r_data.eq(Array(r_data)[r_sel])
 
         # The whole pipeline advances together; it stalls only when the output is held.
         advance = Signal()
         m.d.comb += [advance.eq(~self.o.valid | self.o.ready), self.i.ready.eq(advance)]
 
-        # Stage 1: size class from the bounds, table address, snapshot of the factors.
+        # Stage 1: every class's table entries, each class bound compared and subtracted
+        # (in parallel: size - SIZE_LO[k] is delta if the class is k + 1), the factors.
         desc = self.i.payload
-        size_class = Signal(range(_CLASSES))
-        lower = Signal(C["SIZE_BITS"])
-        for k in range(1, _CLASSES):
-            with m.If(desc.size >= csr.size_lo[k - 1]):
-                m.d.comb += [size_class.eq(k), lower.eq(csr.size_lo[k - 1])]
-        entry = Signal(range(_ENTRIES))
-        m.d.comb += entry.eq((desc.product * 2 + desc.write) * _CLASSES + size_class)
-        for (_, _), rp in tables.items():
-            m.d.comb += [rp.addr.eq(entry), rp.en.eq(advance)]
+        for (_, _, _), rp in tables.items():
+            m.d.comb += [rp.addr.eq(desc.product * 2 + desc.write), rp.en.eq(advance)]
+        # Stage 2: the class (the highest whose bound the size reaches: SIZE_LO need not be
+        # sorted) selects its entries and delta. Stage 1 registers only the compares, as the
+        # borrows of the subtractions it makes anyway, in one copy per group of selected words
+        # (one copy fanning out to all 248 bits was the next ECP5 critical path, 5.9 ns of
+        # routing; the priority encoder behind the compares the one after it); each group
+        # makes its own one-hot select from its copy and an AND-OR of the eight.
+        groups = ["delta"] + [f"{kind}{d}" for kind in ("base", "slope") for d in range(_DIMS)]
+        # ``bg_replica``: the synthesis flows keep these registers apart (yosys would merge
+        # registers with the same input into one; scripts/synth.py, pnr_ecp5.py).
+        s1_ge = {g: Signal(_CLASSES, name=f"s1_ge_{g}", attrs={"bg_replica": 1}) for g in groups}
+        s1_delta = [Signal(C["SIZE_BITS"], name=f"s1_delta{k}") for k in range(_CLASSES)]
+
+        def select(group, words):
+            ge = s1_ge[group]
+            onehot = [ge[k] & ~ge[k + 1:].any() for k in range(_CLASSES - 1)] + [ge[_CLASSES - 1]]
+            return _or_tree([Mux(onehot[k], w, 0) for k, w in enumerate(words)])
+
+        delta = Signal(C["SIZE_BITS"], name="s2_delta")
+        entry = {(kind, d): Signal(len(tables[kind, d, 0].data), name=f"s2_{kind}{d}")
+                 for kind in ("base", "slope") for d in range(_DIMS)}
 
         # Every product is formed from <= 17 x 17-bit pieces, one MULT18X18D each, whose
         # outputs are registered before they are summed: on the ECP5 the multiplier and the
@@ -119,53 +158,59 @@ class CostEstimator(wiring.Component):
         S = _STAGES
         valid = [Signal(name=f"s{n}_valid") for n in range(1, S + 1)]
         payload = [Signal(Descriptor, name=f"s{n}_desc") for n in range(1, S + 1)]
-        delta = Signal(C["SIZE_BITS"])
-        factor = [Signal(C["FACTOR_BITS"], name=f"s1_factor{d}") for d in range(_DIMS)]
-        factor_pipe = [[Signal(C["FACTOR_BITS"], name=f"s{n}_factor{d}") for d in range(_DIMS)]
-                       for n in (2, 3, 4)]
-        # s2: the four pieces of delta * slope, and the base.
-        pieces = [{(a, b): Signal(_width(delta, a) + _width(tables["slope", d].data, b),
-                                  name=f"s2_pp{a}{b}_{d}")
+        factor = [[Signal(C["FACTOR_BITS"], name=f"s{n}_factor{d}") for d in range(_DIMS)]
+                  for n in (1, 2, 3, 4, 5)]
+        # s3: the four pieces of delta * slope, and the base.
+        pieces = [{(a, b): Signal(_width(delta, a) + _width(entry["slope", d], b),
+                                  name=f"s3_pp{a}{b}_{d}")
                    for a in (0, 1) for b in (0, 1)} for d in range(_DIMS)]
-        base2 = [Signal(C["TABLE_BASE_BITS"], name=f"s2_base{d}") for d in range(_DIMS)]
-        # s3: base * 2**SLOPE_SHIFT + the lo*lo and hi*hi pieces (disjoint bits: no carry
+        base3 = [Signal(C["TABLE_BASE_BITS"], name=f"s3_base{d}") for d in range(_DIMS)]
+        # s4: base * 2**SLOPE_SHIFT + the lo*lo and hi*hi pieces (disjoint bits: no carry
         # between them), and the two cross pieces added.
         outer = [Signal(max(C["TABLE_BASE_BITS"] + C["SLOPE_SHIFT"], C["SIZE_BITS"] + C["TABLE_SLOPE_BITS"]) + 1,
-                        name=f"s3_outer{d}") for d in range(_DIMS)]
-        cross = [Signal(max(len(p) for p in pieces[d].values()) + 1, name=f"s3_cross{d}")
+                        name=f"s4_outer{d}") for d in range(_DIMS)]
+        cross = [Signal(max(len(p) for p in pieces[d].values()) + 1, name=f"s4_cross{d}")
                  for d in range(_DIMS)]
-        # s4: base + the slope term, saturated.
-        raw = [Signal(C["COST_BITS"], name=f"s4_raw{d}") for d in range(_DIMS)]
-        # s5: the two pieces of raw * factor.
-        scaled = [[Signal(_width(raw[d], a) + C["FACTOR_BITS"], name=f"s5_pp{a}_{d}") for a in (0, 1)]
+        # s5: base + the slope term, saturated.
+        raw = [Signal(C["COST_BITS"], name=f"s5_raw{d}") for d in range(_DIMS)]
+        # s6: the two pieces of raw * factor.
+        scaled = [[Signal(_width(raw[d], a) + C["FACTOR_BITS"], name=f"s6_pp{a}_{d}") for a in (0, 1)]
                   for d in range(_DIMS)]
 
         with m.If(advance):
-            m.d.sync += [valid[0].eq(self.i.valid), payload[0].eq(desc), delta.eq(desc.size - lower)]
-            m.d.sync += [factor[d].eq(csr.factor[d]) for d in range(_DIMS)]
+            m.d.sync += [valid[0].eq(self.i.valid), payload[0].eq(desc)]
+            m.d.sync += [factor[0][d].eq(csr.factor[d]) for d in range(_DIMS)]
+            m.d.sync += s1_delta[0].eq(desc.size)
+            ge = [Const(1, 1)]  # ge[k]: size >= the lower bound of class k, the subtraction's carry
+            for k in range(1, _CLASSES):
+                diff = Signal(C["SIZE_BITS"] + 1, name=f"diff{k}")
+                m.d.comb += diff.eq(Cat(desc.size, Const(1, 1)) - csr.size_lo[k - 1])
+                ge.append(diff[-1])
+                m.d.sync += s1_delta[k].eq(diff[:-1])
+            m.d.sync += [copy.eq(Cat(*ge)) for copy in s1_ge.values()]
             for n in range(1, S):
                 m.d.sync += [valid[n].eq(valid[n - 1]), payload[n].eq(payload[n - 1])]
+            for n in range(1, 5):
+                m.d.sync += [factor[n][d].eq(factor[n - 1][d]) for d in range(_DIMS)]
+            m.d.sync += delta.eq(select("delta", s1_delta))
+            for (kind, d), sig in entry.items():
+                m.d.sync += sig.eq(select(f"{kind}{d}", [tables[kind, d, k].data for k in range(_CLASSES)]))
             for d in range(_DIMS):
-                slope = tables["slope", d].data
+                slope = entry["slope", d]
                 m.d.sync += [
                     [pieces[d][a, b].eq(_piece(delta, a) * _piece(slope, b)) for (a, b) in pieces[d]],
-                    base2[d].eq(tables["base", d].data),
-                    factor_pipe[0][d].eq(factor[d]),
+                    base3[d].eq(entry["base", d]),
                 ]
                 pp = pieces[d]
                 m.d.sync += [
-                    outer[d].eq((base2[d] << C["SLOPE_SHIFT"]) + Cat(pp[0, 0], pp[1, 1])),
+                    outer[d].eq((base3[d] << C["SLOPE_SHIFT"]) + Cat(pp[0, 0], pp[1, 1])),
                     cross[d].eq(pp[0, 1] + pp[1, 0]),
-                    factor_pipe[1][d].eq(factor_pipe[0][d]),
                 ]
                 # base + (delta * slope >> SLOPE_SHIFT) == (base << SLOPE_SHIFT + delta * slope)
                 # >> SLOPE_SHIFT, as base << SLOPE_SHIFT has no bits below SLOPE_SHIFT.
                 total = outer[d] + (cross[d] << _SPLIT)
-                m.d.sync += [
-                    raw[d].eq(_saturate(total >> C["SLOPE_SHIFT"], C["COST_BITS"])),
-                    factor_pipe[2][d].eq(factor_pipe[1][d]),
-                ]
-                m.d.sync += [scaled[d][a].eq(_piece(raw[d], a) * factor_pipe[2][d]) for a in (0, 1)]
+                m.d.sync += raw[d].eq(_saturate(total >> C["SLOPE_SHIFT"], C["COST_BITS"]))
+                m.d.sync += [scaled[d][a].eq(_piece(raw[d], a) * factor[4][d]) for a in (0, 1)]
                 product = scaled[d][0] + (scaled[d][1] << _SPLIT)
                 m.d.sync += self.o.payload.cost[d].eq(
                     _saturate(product >> C["FACTOR_FRAC_BITS"], C["COST_BITS"]))

@@ -32,7 +32,7 @@ Decision = data.StructLayout({
     "tag":     unsigned(C["TAG_BITS"]),
     "tenant":  unsigned(C["TENANT_BITS"]),
     "queue":   unsigned(C["QUEUE_BITS"]),    # ingress queue
-    "source":  unsigned(3),                   # SRC_* constants of the register map
+    "source":  unsigned(C["SRC_BITS"]),       # SRC_* constants of the register map
     "lender":  unsigned(C["TENANT_BITS"]),   # valid for SRC_BORROW
     "egress":  unsigned(C["QUEUE_BITS"]),    # valid when admitted (source < SRC_DEFER)
     "hot":     unsigned(1),                   # the segment was hot for this I/O

@@ -58,6 +58,59 @@ TEST(LsmStabilizer, SlicesSumToPaidIops)
     EXPECT_THROW(IopsStabilizer(5, 0, 6), std::invalid_argument);
 }
 
+// Our "borrow" stabilizer mirrors the volume's borrowing pool (§2.3): once the second's tokens
+// are gone it lends up to A more; the next refresh repays the pool first (A - debt new
+// tokens), and after an idle second everything is back to A. The paper's strict stabilizer
+// never lends. Catches a mirror that carries tokens over or forgets the debt (the volume would
+// make the caller wait in the I/O domain), or a strict stabilizer that overdraws.
+TEST(LsmStabilizer, BorrowMirrorsTheVolumePool)
+{
+    IopsStabilizer strict(1000);
+    EXPECT_TRUE(strict.try_take(0, 1000));
+    EXPECT_FALSE(strict.try_borrow(1, 1));
+    IopsStabilizer s(1000, 0, 1, true);
+    EXPECT_TRUE(s.try_take(0, 1000));
+    EXPECT_FALSE(s.try_take(1, 1));
+    EXPECT_TRUE(s.try_borrow(1, 300));
+    EXPECT_EQ(s.pool(2), 700u);
+    EXPECT_FALSE(s.try_borrow(2, 701));
+    EXPECT_EQ(s.available(kSec), 700u);  // 300 of the refill repaid the pool
+    EXPECT_EQ(s.pool(kSec), 1000u);
+    EXPECT_TRUE(s.try_take(kSec + 1, 700));
+    EXPECT_TRUE(s.try_borrow(kSec + 1, 1000));
+    EXPECT_EQ(s.available(2 * kSec), 0u);  // the whole refill repaid the pool
+    EXPECT_EQ(s.available(3 * kSec), 1000u);  // second 2 borrowed nothing: no debt, and its
+                                              // unused tokens are not carried over
+    EXPECT_TRUE(s.try_borrow(3 * kSec, 500));
+    EXPECT_EQ(s.available(5 * kSec), 1000u);  // an idle second between: the debt is repaid
+    EXPECT_EQ(s.borrowed(), 1800u);
+    EXPECT_THROW(IopsStabilizer(1000, 0, 2, true), std::invalid_argument);
+}
+
+// End to end: a flood of user reads through the borrow allocator on a CloudVolume. What the
+// allocator lends is exactly what the volume serves as overdraft, nothing waits in the
+// volume, and low-priority I/O never borrows. Catches a mirror out of step with the volume's
+// refill (waited > 0), or medium/low queues spending the pool.
+TEST(LsmAllocator, BorrowOnlyForHighAndNeverWaitsInTheVolume)
+{
+    EventLoop loop;
+    CloudVolume vol(loop, volume_preset("io2", 1000), 1);
+    CongestionAwareAllocator alloc(vol, CongestionAwareAllocator::Policy::time_window, 0, 1, true);
+    int high = 0, low = 0;
+    for (int i = 0; i < 5000; ++i) alloc.submit(req(IoSource::user), [&] { ++high; });
+    for (int i = 0; i < 300; ++i) alloc.submit(req(IoSource::prefetch), [&] { ++low; });
+    loop.run_until(kSec - 1);
+    EXPECT_EQ(alloc.borrowed(), 1000u);  // A regular + the whole pool in second 0
+    loop.run_until(30 * kSec);
+    EXPECT_EQ(high, 5000);
+    EXPECT_EQ(low, 300);
+    EXPECT_EQ(vol.stats().waited, 0u);
+    EXPECT_EQ(vol.stats().overdraft, alloc.borrowed());
+    // Seconds 1-3 refresh 0 tokens (each repays the previous second's 1000) and lend 1000.
+    EXPECT_EQ(alloc.borrowed(), 4000u);
+    EXPECT_EQ(alloc.granted(), 5300u);
+}
+
 // §4.4 / §4.2 priority map. Catches e.g. L0 compaction demoted (read amplification grows) or
 // prefetch competing with user reads.
 TEST(LsmOpportunisticCompaction, PriorityByLevel)

@@ -18,7 +18,7 @@ from amaranth.sim import Simulator
 from burstgate import lfsr
 from burstgate.admission import Admission, AdmissionInput
 from burstgate.regmap import C, REGMAP
-from burstgate.sim import StreamPattern
+from burstgate.testing import StreamPattern
 
 DIMS = C["COST_DIMS"]
 CTRL = REGMAP.block("CTRL")

@@ -258,22 +258,40 @@ def issue_scenario(sched="bios", window_us=1000, extra_dpu=""):
     return text.replace("  reserved_share: 0.05\n", "  reserved_share: 0.05\n" + extra_dpu)
 
 
-@pytest.mark.parametrize("sched", ["bios", "base", "wild"])
+# Algorithm 1 as printed decays a steady tenant below base (line 7) until its allocation no longer
+# covers a window's arrivals; the reserved pool and reclaim then pay, and at 1 ms windows with
+# Poisson arrivals they sometimes do not: 41-51 of about 3,000 I/Os wait one window (measured).
+# The project's variations usage_clamp and spill_base (docs/simulator.md, `bios:`) defer none.
+BIOS_DELIVERS = "bios: {usage_clamp: true, spill_base: true}\n"
+
+
+@pytest.mark.parametrize("sched", ["bios", "bios-variations", "base", "wild"])
 @pytest.mark.parametrize("window_us", [1000, 2000, 10000])
 def test_issue_128k_tenant_gets_its_contract(tmp_path, sched, window_us):
     """The issue's case: 5000 IOPS / 300 MB/s at 128 KiB is 2288.8 IOPS (it got 1000-1500 when
-    the CPU budget was priced at 4 KiB, and 2000 at 1 ms windows without the grant carry)."""
+    the CPU budget was priced at 4 KiB, and 2000 at 1 ms windows without the grant carry). The
+    two 4 KiB tenants within their base lose no I/O under any scheduler, and are never deferred
+    but under Algorithm 1 as printed at 1 ms windows (at most 2 % of their I/Os wait a window)."""
     path = tmp_path / "s.yaml"
-    path.write_text(issue_scenario(sched, window_us))
+    text = issue_scenario(sched.split("-")[0], window_us)
+    if sched == "bios-variations":
+        text = text.replace("\ntenants:\n", "\n" + BIOS_DELIVERS + "tenants:\n", 1)
+    path.write_text(text)
     result = run_sim(path)
     assert result.returncode == 0, result.stderr
     big, *small = json.loads(result.stdout)["tenants"]
     contract = 300e6 / 131072
     assert 0.99 * contract <= big["iops"] <= 1.01 * contract, big
-    for t in small:  # Poisson at 3000 of their 5000 IOPS: never deferred
-        assert t["deferred_ios"] == 0, t
+    for t in small:  # Poisson at 3000 of their 5000 IOPS
+        assert t["iops"] >= 0.97 * 3000, t
+        if sched == "bios" and window_us == 1000:
+            assert t["deferred_ios"] <= 0.02 * t["completed"], t
+        else:
+            assert t["deferred_ios"] == 0, t
+    if sched == "bios-variations":
+        return
     # The mapping before (4 KiB CPU price, no carry) gave 1000 or 1500: the test can tell.
-    path.write_text(issue_scenario(sched, window_us, "  provision: io4k\n  grant_carry: false\n"))
+    path.write_text(issue_scenario(sched, window_us, "  provision: io4k\n  grant_carry: false\n"))  # noqa: E501
     before = json.loads(run_sim(path).stdout)["tenants"][0]
     assert before["iops"] == pytest.approx(1000 if window_us == 1000 else 1500, rel=0.01), before
 
@@ -282,8 +300,10 @@ def test_bases_that_cannot_be_honoured_are_refused(tmp_path):
     """Seven ProductB tenants of 40k IOPS / 400 MB/s on one SA thread: their knee is 10 kB, where a
     read costs 3.54 us, so their bases need 0.99 CPU s/s of the 0.95 left after the reserved pool:
     exit 2 naming file:line and the numbers. Priced at 4 KiB (provision: io4k, the old mapping)
-    the same set seemed to fit (0.90 s/s) and was then under-served at 10 kB."""
-    text = issue_scenario().replace("threads: 2", "threads: 1")
+    the same set seemed to fit (0.90 s/s) and was then under-served at 10 kB. The pool is the
+    5 % share (bios.reserve: share), which comes off the capacity; Algorithm 1's two-tenant pool
+    is at most what the bases leave."""
+    text = issue_scenario().replace("threads: 2", "threads: 1").replace("\ntenants:\n", "\nbios: {reserve: share}\ntenants:\n", 1)
     tenants = "".join(f"""  - name: x{k}
     product: B
     base:  {{iops: 40000, mbps: 400}}

@@ -1,6 +1,6 @@
 """amaranth.sim tests of the cost estimator against the C++ reference model.
 
-Fast and directed; the 100k-descriptor Verilator run is tests/cocotb/cost_estimator.
+Fast and directed; the 100k-descriptor Verilator run is tests/cocotb/cost.
 """
 
 import random
@@ -10,7 +10,7 @@ from amaranth.sim import Simulator
 
 from burstgate.cost import CostEstimator
 from burstgate.regmap import C, REGMAP
-from burstgate.sim import StreamPattern, stream_get, stream_put
+from burstgate.testing import StreamPattern, stream_get, stream_put
 
 COST = REGMAP.block("COST")
 BASE = COST.base

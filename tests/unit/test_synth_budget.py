@@ -15,7 +15,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import synth  # noqa: E402
 
-RESOURCES = {"lut", "ff", "bram36", "uram", "dsp"}
+RESOURCES = {"lut", "ff", "bram36", "uram", "dsp", "levels"}
 
 
 def test_every_job_has_a_complete_budget():
@@ -34,12 +34,13 @@ def test_every_job_has_a_complete_budget():
 def test_over_budget_names_each_excess_and_nothing_else():
     """Catches a comparison the wrong way round, off by one at the limit, or stopping at the
     first excess."""
-    budgets = {"a": {"lut": 100, "ff": 50, "dsp": 0}}
-    at = {"a": {"summary": {"lut": 100, "ff": 50, "dsp": 0}}}
+    budgets = {"a": {"lut": 100, "ff": 50, "dsp": 0, "levels": 6}}
+    at = {"a": {"summary": {"lut": 100, "ff": 50, "dsp": 0, "levels": 6}}}
     assert synth.over_budget(at, budgets, where="b.json") == []
-    over = {"a": {"summary": {"lut": 101, "ff": 50, "dsp": 1}}}
+    over = {"a": {"summary": {"lut": 101, "ff": 50, "dsp": 1, "levels": 7}}}
     assert synth.over_budget(over, budgets, where="b.json") == [
-        "b.json: a.lut: 101 exceeds the budget 100", "b.json: a.dsp: 1 exceeds the budget 0"]
+        "b.json: a.lut: 101 exceeds the budget 100", "b.json: a.dsp: 1 exceeds the budget 0",
+        "b.json: a.levels: 7 exceeds the budget 6"]
     assert synth.over_budget({"c": at["a"]}, budgets, where="b.json") == ["b.json: no budget for 'c'"]
 
 
@@ -51,3 +52,38 @@ def test_small_block_synthesizes_within_budget(tmp_path):
     result = json.loads((tmp_path / f"{job}.json").read_text())
     assert result["summary"]["lut"] > 0 and result["summary"]["ff"] > 0
     assert result["share"]["U250"]["lut"] == round(result["summary"]["lut"] / synth.DEVICES["U250"]["lut"], 6)
+    # The LUT levels come from the netlist yosys wrote, and are the ones the budget held.
+    timing = result["timing"]
+    assert 0 < timing["lut_levels"] == result["summary"]["levels"] <= synth.load_budgets()[job]["levels"]
+    assert timing["paths"]["levels"] and timing["fmax_mhz"] == round(1000 / timing["period_ns"], 1)
+    # The cost estimator's class compares are registered once per selected group (signals
+    # with the attribute bg_replica): catches the flow losing KEEP_REPLICAS, after which
+    # yosys folds the nine copies into one (the ECP5 critical path it was made to cut).
+    netlist = json.loads((tmp_path / f"{job}.netlist.json").read_text())["modules"][job]
+    copies = [net["bits"] for name, net in netlist["netnames"].items() if name.startswith("s1_ge_")]
+    assert len(copies) == 9
+    for k in range(1, len(copies[0])):
+        assert len({bits[k] for bits in copies}) == 9, f"s1_ge_* bit {k}: copies merged"
+
+
+def test_kernel_clock_above_the_cores_estimate_is_named(tmp_path):
+    """Catches a v++ link configuration that claims a kernel clock the core's logic depth does
+    not allow (the 300 MHz the configurations had), and a check that looks at a block instead
+    of the slowest core job."""
+    cfg = tmp_path / "u.cfg"
+    cfg.write_text("# comment\nkernel_frequency=150\n[connectivity]\n")
+    freqs = synth.kernel_frequencies([cfg])
+    assert freqs == {(cfg, 2): 150.0}
+    fast = {"timing": {"fmax_mhz": 200.0}}
+    slow = {"timing": {"fmax_mhz": 120.5}}
+    assert synth.kernel_clock_problems({"bg_core@small": fast, "bg_load_balancer": slow}, freqs) == []
+    assert synth.kernel_clock_problems({"bg_core@small": fast, "bg_core@large": slow}, freqs) == [
+        f"{cfg}:2: kernel_frequency: 150 MHz is above 120.5 MHz, the clock bg_core@large's logic depth "
+        "allows on an xcu250-2 (scripts/xcup_levels.py)"]
+    assert synth.kernel_clock_problems({"bg_cost_estimator": slow}, freqs) == []
+
+
+def test_committed_kernel_clocks_are_set():
+    """Catches a link configuration without a kernel clock (v++ would pick the platform's)."""
+    freqs = synth.kernel_frequencies()
+    assert {p.name for p, _ in freqs} == {p.name for p in synth.KERNEL_CONFIGS} != set()

@@ -6,8 +6,8 @@
 namespace bg::lsm {
 
 CongestionAwareAllocator::CongestionAwareAllocator(Volume& volume, Policy policy, Time phase,
-                                                   std::uint32_t slices)
-    : volume_(volume), policy_(policy), stabilizer_(volume.paid_iops(), phase, slices)
+                                                   std::uint32_t slices, bool borrow)
+    : volume_(volume), policy_(policy), stabilizer_(volume.paid_iops(), phase, slices, borrow)
 {
 }
 
@@ -99,7 +99,7 @@ void CongestionAwareAllocator::pump()
                 want_wake(now + std::max<Time>(1, kSec / std::max<std::uint32_t>(1, prev_[0])));
                 break;
             }
-            if (!stabilizer_.try_take(now, need)) break;
+            if (!stabilizer_.try_take(now, need) && !(q == 0 && stabilizer_.try_borrow(now, need))) break;
             cur_[static_cast<std::size_t>(q)] += need;
             wait_[static_cast<std::size_t>(q)] += now - head.enqueued;
             max_wait_[static_cast<std::size_t>(q)] = std::max(max_wait_[static_cast<std::size_t>(q)], now - head.enqueued);

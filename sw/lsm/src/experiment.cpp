@@ -180,6 +180,8 @@ struct Experiment::Impl {
     CacheStats cache_at_warmup;
     VolumeStats vol_at_warmup;
     LsmStats lsm_at_warmup;
+    FluctuationAwareCache* fa = nullptr;
+    std::uint64_t ticks_at_warmup = 0, heavy_at_warmup = 0;
 
     Impl(const RunSpec& s, EventLoop& l) : spec(s), loop(l) {}
     const std::vector<std::uint32_t>& tokens_per_second() const
@@ -218,7 +220,11 @@ Experiment::Experiment(const RunSpec& spec, EventLoop& loop, Volume* backing) : 
         else if (spec.allocator == "sa") pol = CongestionAwareAllocator::Policy::static_share;
         else if (spec.allocator == "da") pol = CongestionAwareAllocator::Policy::dynamic_share;
         else throw std::invalid_argument("unknown allocator '" + spec.allocator + "' (twa, na, sa, da, twa-reserve)");
-        m.allocator = std::make_unique<CongestionAwareAllocator>(*base, pol, spec.volume.phase, spec.token_slices);
+        if (spec.stabilizer != "strict" && spec.stabilizer != "borrow") {
+            throw std::invalid_argument("unknown stabilizer '" + spec.stabilizer + "' (strict, borrow)");
+        }
+        m.allocator = std::make_unique<CongestionAwareAllocator>(*base, pol, spec.volume.phase, spec.token_slices,
+                                                                 spec.stabilizer == "borrow");
         io = m.allocator.get();
         FaCacheConfig fc;
         fc.capacity_pages = m.pages;
@@ -226,7 +232,9 @@ Experiment::Experiment(const RunSpec& spec, EventLoop& loop, Volume* backing) : 
         else if (spec.cache == "passive") fc.variant = FaCacheConfig::Variant::passive_only;
         else if (spec.cache == "prefetch") fc.variant = FaCacheConfig::Variant::prefetch_only;
         else throw std::invalid_argument("unknown cache '" + spec.cache + "' (fa, passive, prefetch)");
-        m.cache = std::make_unique<FluctuationAwareCache>(loop, *m.allocator, *m.allocator, fc);
+        auto fa = std::make_unique<FluctuationAwareCache>(loop, *m.allocator, *m.allocator, fc);
+        m.fa = fa.get();
+        m.cache = std::move(fa);
     } else if (spec.store == "rocksdb") {
         m.cache = std::make_unique<LruBlockCache>(m.pages);
     } else if (spec.store == "nocache" || spec.store == "raw") {
@@ -250,6 +258,10 @@ void Experiment::mark_warmup()
     m.cache_at_warmup = m.cache->stats();
     if (m.volume) m.vol_at_warmup = m.volume->stats();
     if (m.store) m.lsm_at_warmup = m.store->stats();
+    if (m.fa) {
+        m.ticks_at_warmup = m.fa->ticks();
+        m.heavy_at_warmup = m.fa->heavy_ticks();
+    }
 }
 
 RunResult Experiment::result()
@@ -293,6 +305,11 @@ RunResult Experiment::result()
         for (int q = 0; q < kPriorities; ++q) {
             r.allocator_max_wait_us[q] = static_cast<double>(m.allocator->max_wait_ns(static_cast<Priority>(q))) / 1e3;
         }
+    }
+    if (m.allocator) r.borrowed_tokens = m.allocator->borrowed();
+    if (m.fa && m.fa->ticks() > m.ticks_at_warmup) {
+        r.heavy_share = static_cast<double>(m.fa->heavy_ticks() - m.heavy_at_warmup) /
+                        static_cast<double>(m.fa->ticks() - m.ticks_at_warmup);
     }
     r.backlog = driver.backlog();
     r.timeline = driver.timeline_;

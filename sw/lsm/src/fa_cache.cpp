@@ -225,6 +225,8 @@ void FluctuationAwareCache::on_tick()
         end_period();
         next_period_ += cfg_.period;
     }
+    ++ticks_;
+    if (heavy()) ++heavy_ticks_;
     prefetch_step();
     loop_.after(cfg_.tick, [this] { on_tick(); });
 }

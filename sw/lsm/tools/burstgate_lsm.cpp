@@ -37,8 +37,12 @@ commands (Calcspar, ATC'23):
   fig14   Mixgraph, read ratio 0.5..1.0: avg and P99 latency, Calcspar vs RocksDB-like vs no cache
   fig16   YCSB A-F: P99 latency, Calcspar vs RocksDB-like
   fig18   Mixgraph, 1..20 user threads: avg and P99 latency, Calcspar vs RocksDB-like
+  fig18-load  Fig. 18's gap: Mixgraph at 0.6..1.0 x paid IOPS, 1 and 20 threads: Calcspar (strict
+          and borrow stabilizer) vs RocksDB-like, with tokens per operation and the backlog
   fig19   Mixgraph 5 % reads / 95 % writes: Calcspar with the allocators NA, SA (6:3:1), DA, TWA
   fig20   hit ratio of FA / passive-only / prefetch-only caches under YCSB-B and Mixgraph
+  fig20-load  Fig. 20 vs load: Mixgraph at 0.3..1.0 x paid IOPS, FA / P / PP hit ratios and the
+          share of time FA's passive policy is active (the 95 % switch)
   fig21   Mixgraph, cache 0.1 %..20 % of the data: avg and P99.9 latency, Calcspar vs RocksDB
   run     one run with the options below
   replay TRACE  replay a block-I/O trace (burstgate-rocksdb-record) through the volume model,
@@ -63,6 +67,12 @@ options:
                         (all_dist uses 0.002312 / 0.3467)
   --token-slices N    Calcspar stabilizer releases A/N tokens every 1/N s (default 1 = the
                       paper's per-second refresh; N > 1 is our extension, docs/lsm.md)
+  --stabilizer S      Calcspar stabilizer: strict (default, §4.1: no I/O beyond the second's
+                      tokens) | borrow (our extension: user-aware I/O that finds no token
+                      overdraws the volume's borrowing pool, mirrored, instead of waiting)
+  --meta M            where filter and index blocks live: cache (default: in the block cache,
+                      cache_index_and_filter_blocks = true) | memory (RocksDB's default: held by
+                      the table readers, outside the cache, never read from the volume)
   --json PATH         write the reports as JSON
   --quiet             no progress line
 run only:
@@ -96,7 +106,8 @@ struct Options {
     std::string json, trace;
     double time_scale = 1.0;
     bool quiet = false;
-    std::string store = "calcspar", cache = "fa", allocator = "twa", workload = "mixgraph";
+    std::string store = "calcspar", cache = "fa", allocator = "twa", workload = "mixgraph", stabilizer = "strict";
+    bool meta_in_memory = false;
     double cache_share = 0.02, read_ratio = -1, amplitude = 0.5, period = 60, key_dist_a = 0, key_dist_b = 0;
     std::uint32_t key_ranges = 30;
 };
@@ -112,7 +123,8 @@ Options parse_args(int argc, char** argv)
     }
     o.command = a[0];
     static const std::vector<std::string> commands = {"fig3", "fig4", "fig7", "fig14", "fig16",
-                                                      "fig18", "fig19", "fig20", "fig21", "run", "replay"};
+                                                      "fig18", "fig18-load", "fig19", "fig20", "fig20-load",
+                                                      "fig21", "run", "replay"};
     bool known = false;
     for (const auto& c : commands) known |= c == o.command;
     if (!known) fail("unknown command '" + o.command + "'");
@@ -155,10 +167,18 @@ Options parse_args(int argc, char** argv)
         else if (f == "--key-dist-a") o.key_dist_a = args.number(0, 1);
         else if (f == "--key-dist-b") o.key_dist_b = args.number(0, 100);
         else if (f == "--time-scale") o.time_scale = args.number(0, 1e6);
+        else if (f == "--stabilizer") o.stabilizer = args.value();
+        else if (f == "--meta") {
+            const std::string m = args.value();
+            if (m != "cache" && m != "memory") fail("--meta: cache or memory");
+            o.meta_in_memory = m == "memory";
+        }
         else if (f == "--token-slices") o.slices = static_cast<std::uint32_t>(args.integer(1, 1000));
         else fail("unknown option '" + f + "'");
     }
     if (o.warmup >= o.duration) fail("--warmup must be less than --duration");
+    if (o.stabilizer != "strict" && o.stabilizer != "borrow") fail("--stabilizer: strict or borrow");
+    if (o.stabilizer == "borrow" && o.slices != 1) fail("--stabilizer borrow needs --token-slices 1");
     if ((o.key_dist_a == 0) != (o.key_dist_b == 0)) {
         fail("--key-dist-a / --key-dist-b: both 0 (uniform inside a range) or both > 0");
     }
@@ -221,6 +241,8 @@ std::string report_json(const Report& r)
       << ", \"volume\": {\"type\": " << quote(s.volume.type) << ", \"paid_iops\": " << s.volume.paid_iops << "}"
       << ", \"threads\": " << s.threads << ", \"intensity\": " << num(s.intensity)
       << ", \"cache_share\": " << num(s.cache_share) << ", \"token_slices\": " << s.token_slices
+      << ", \"stabilizer\": " << quote(s.stabilizer)
+      << ", \"meta\": " << quote(s.lsm.meta_in_memory || s.store == "nocache" ? "memory" : "cache")
       << ", \"seed\": " << s.seed << ",\n     \"lat_us\": {";
     bool first = true;
     for (const auto& [op, l] : x.ops) {
@@ -234,7 +256,8 @@ std::string report_json(const Report& r)
       << ",\n     \"volume_ios\": {\"fast\": " << x.volume.fast << ", \"overdraft\": " << x.volume.overdraft
       << ", \"waited\": " << x.volume.waited << "}, \"allocator_max_wait_us\": [" << num(x.allocator_max_wait_us[0])
       << ", " << num(x.allocator_max_wait_us[1]) << ", " << num(x.allocator_max_wait_us[2])
-      << "], \"prefetch_ios\": " << x.cache.prefetch_ios
+      << "], \"borrowed_tokens\": " << x.borrowed_tokens << ", \"heavy_share\": " << num(x.heavy_share)
+      << ", \"prefetch_ios\": " << x.cache.prefetch_ios
       << ", \"flushes\": " << x.lsm.flushes << ", \"compactions\": " << x.lsm.compactions
       << ", \"write_stalls\": " << x.lsm.write_stalls << ",\n     \"timeline\": [";
     for (std::size_t i = 0; i < x.timeline.size(); ++i) {
@@ -272,6 +295,8 @@ public:
         s.workload.key_dist_a = o_.key_dist_a;
         s.workload.key_dist_b = o_.key_dist_b;
         s.token_slices = o_.slices;
+        s.stabilizer = o_.stabilizer;
+        s.lsm.meta_in_memory = o_.meta_in_memory;
         return s;
     }
 
@@ -642,6 +667,77 @@ int cmd_fig20(const Options& o, Runner& r)
     return 0;
 }
 
+// Fig. 18's gap, measured: the paper's load is "mean = paid IOPS" in operations; what the
+// store needs per operation in volume tokens decides whether that load leaves the volume
+// light between the sine's peaks. tok/op = volume IOPS / throughput; backlog = operations
+// still queued for a thread at the end (growing: the load exceeds what the volume serves).
+int cmd_fig18_load(const Options& o, Runner& r)
+{
+    row("Fig. 18 vs load: Mixgraph on %s, Get latency; calcspar = §4.1 stabilizer, +borrow = our extension\n",
+        o.volume.c_str());
+    row("%-9s %-7s %-14s %10s %10s %11s %8s %9s %9s\n", "intensity", "threads", "store", "avg_us", "p99_us",
+        "p999_us", "tok/op", "backlog", "maxwait_ms");
+    const std::vector<double> loads = {0.6, 0.7, 0.8, 0.9, 1.0};
+    const int total = static_cast<int>(loads.size()) * 2 * 3;
+    int i = 0;
+    for (double load : loads) {
+        for (std::uint32_t t : {1u, 20u}) {
+            for (const std::string st : {"calcspar", "calcspar+borrow", "rocksdb"}) {
+                RunSpec s = r.base();
+                s.intensity = load;
+                s.threads = t;
+                s.store = st == "rocksdb" ? "rocksdb" : "calcspar";
+                s.stabilizer = st == "calcspar+borrow" ? "borrow" : "strict";
+                char label[96];
+                std::snprintf(label, sizeof label, "fig18-load %.2f %u %s", load, t, st.c_str());
+                const RunResult& x = r.go(label, s, ++i, total);
+                const auto it = x.ops.find("read");
+                const LatencySummary l = it == x.ops.end() ? LatencySummary{} : it->second;
+                row("%-9.2f %-7u %-14s %10.0f %10.0f %11.0f %8.2f %9llu %9.0f\n", load, t, st.c_str(), l.avg_us,
+                    l.p99_us, l.p999_us, x.throughput > 0 ? x.volume_iops / x.throughput : 0.0,
+                    (unsigned long long)x.backlog, x.allocator_max_wait_us[0] / 1e3);
+            }
+        }
+    }
+    r.write_json();
+    return 0;
+}
+
+// Fig. 20 vs load: where the fluctuation-aware cache's advantage over passive LRU appears.
+// heavy = share of the measured 10 ms ticks in which FA's passive policy was active (the high
+// queue took >= 95 % of the paid tokens in the current or the previous second, §4.3).
+int cmd_fig20_load(const Options& o, Runner& r)
+{
+    row("Fig. 20 vs load: Mixgraph on %s, hit ratio (all / data blocks) of FA, P, PP\n", o.volume.c_str());
+    row("%-9s %13s %13s %13s %7s %9s %9s\n", "intensity", "FA", "P", "PP", "heavy", "FA-P data", "backlog");
+    const std::vector<double> loads = {0.3, 0.5, 0.7, 0.8, 0.9, 1.0};
+    const int total = static_cast<int>(loads.size()) * 3;
+    int i = 0;
+    for (double load : loads) {
+        double h[3], d[3], heavy = 0;
+        std::uint64_t backlog = 0;
+        int j = 0;
+        for (const std::string c : {"fa", "passive", "prefetch"}) {
+            RunSpec s = r.base();
+            s.intensity = load;
+            s.cache = c;
+            char label[64];
+            std::snprintf(label, sizeof label, "fig20-load %.2f %s", load, c.c_str());
+            const RunResult& x = r.go(label, s, ++i, total);
+            if (j == 0) {
+                heavy = x.heavy_share;
+                backlog = x.backlog;
+            }
+            h[j] = x.hit_ratio;
+            d[j++] = x.data_hit_ratio;
+        }
+        row("%-9.2f %6.3f/%6.3f %6.3f/%6.3f %6.3f/%6.3f %7.2f %+9.3f %9llu\n", load, h[0], d[0], h[1], d[1], h[2], d[2],
+            heavy, d[0] - d[1], (unsigned long long)backlog);
+    }
+    r.write_json();
+    return 0;
+}
+
 int cmd_run(const Options& o, Runner& r)
 {
     RunSpec s = r.base();
@@ -659,11 +755,12 @@ int cmd_run(const Options& o, Runner& r)
     }
     row("throughput %.0f ops/s (offered %.0f), volume %.0f IOPS (fast %llu, overdraft %llu, waited %llu), hit ratio %.3f "
         "(data blocks %.3f), "
-        "prefetch I/Os %llu, flushes %llu, compactions %llu, write stalls %llu, %llu events\n",
+        "prefetch I/Os %llu, flushes %llu, compactions %llu, write stalls %llu, %llu events; "
+        "FA passive %.0f %% of the time, %llu borrowed tokens\n",
         x.throughput, x.offered, x.volume_iops, (unsigned long long)x.volume.fast, (unsigned long long)x.volume.overdraft,
         (unsigned long long)x.volume.waited, x.hit_ratio, x.data_hit_ratio, (unsigned long long)x.cache.prefetch_ios,
         (unsigned long long)x.lsm.flushes, (unsigned long long)x.lsm.compactions, (unsigned long long)x.lsm.write_stalls,
-        (unsigned long long)x.events);
+        (unsigned long long)x.events, 100 * x.heavy_share, (unsigned long long)x.borrowed_tokens);
     r.write_json();
     return 0;
 }
@@ -723,6 +820,8 @@ int main(int argc, char** argv)
         if (o.command == "fig7") return cmd_fig7(o, r);
         if (o.command == "fig19") return cmd_fig19(o, r);
         if (o.command == "fig20") return cmd_fig20(o, r);
+        if (o.command == "fig18-load") return cmd_fig18_load(o, r);
+        if (o.command == "fig20-load") return cmd_fig20_load(o, r);
         if (o.command == "run") return cmd_run(o, r);
         return cmd_compare(o, r);
     } catch (const std::invalid_argument& e) {

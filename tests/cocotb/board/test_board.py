@@ -76,7 +76,7 @@ async def self_test_catches_a_miscount(dut):
 def test_board():
     """pytest entry: generate the Verilog, build it with Verilator, run the cocotb tests."""
     from burstgate.boards.selftest import SelfTest
-    from burstgate.sim.verilator import run_cocotb
+    from burstgate.testing.verilator import run_cocotb
 
     # Each test in its own simulator: block RAM keeps its contents across a reset.
     for name in ("self_test_passes", "self_test_catches_a_miscount"):

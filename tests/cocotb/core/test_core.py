@@ -24,7 +24,7 @@ from cocotb.triggers import ReadOnly, RisingEdge
 
 from burstgate.layouts import Completion, Decision, Descriptor, pack, unpack
 from burstgate.regmap import C, REGMAP
-from burstgate.sim import StreamPattern
+from burstgate.testing import StreamPattern
 
 PARAMS = {"tenants": 64, "ingress": 4, "egress": 4, "segment_bits": 8}
 T, NI, NE = PARAMS["tenants"], PARAMS["ingress"], PARAMS["egress"]
@@ -459,7 +459,7 @@ async def throughput(dut):
 
 def run_core(seed=None, events=EVENTS, test_filter=None):
     from burstgate.cli import generate
-    from burstgate.sim.verilator import cocotb_build_dir, run_cocotb
+    from burstgate.testing.verilator import cocotb_build_dir, run_cocotb
 
     # `make rtl`'s generator, so the testbench runs exactly the Verilog users get.
     generated = cocotb_build_dir("core") / "generated"

@@ -316,7 +316,7 @@ def test_kernel_shell_long():
 
 def _run(count):
     from burstgate.kernel.generate import generate
-    from burstgate.sim.verilator import cocotb_build_dir, run_cocotb
+    from burstgate.testing.verilator import cocotb_build_dir, run_cocotb
 
     verilog = generate(cocotb_build_dir("kernel") / "generated", datapath="passthrough")
     run_cocotb(top="bg_kernel", verilog=pathlib.Path(verilog).read_text(), test_module="test_kernel_shell",

@@ -21,6 +21,9 @@
 // (an L1 -> L2 compaction streams 256 KiB I/Os back to back) can take every token left after
 // its window opens, and high-priority reads arriving later in that second wait for the next
 // one (docs/lsm.md, "Where the time windows leak").
+// `borrow` (our extension, see stabilizer.hpp): a high-priority I/O that finds the second's
+// tokens gone spends the stabilizer's mirrored borrowing pool -- the volume serves it as
+// overdraft, 1/A apart -- instead of waiting for the next second; medium and low never borrow.
 // The allocator is itself a Volume, so the LSM store does not know whether it is there.
 #pragma once
 
@@ -39,8 +42,9 @@ public:
     enum class Policy { time_window, no_allocation, time_window_reserve, static_share, dynamic_share };
 
     // `slices`: the stabilizer's token release granularity (1 = the paper; see stabilizer.hpp).
+    // `borrow`: see above (false = the paper). Throws std::invalid_argument with slices > 1.
     CongestionAwareAllocator(Volume& volume, Policy policy = Policy::time_window, Time phase = 0,
-                             std::uint32_t slices = 1);
+                             std::uint32_t slices = 1, bool borrow = false);
 
     void submit(const IoRequest& io, Completion done) override;
     std::uint32_t paid_iops() const override { return volume_.paid_iops(); }
@@ -57,6 +61,8 @@ public:
     double high_share_prev() { roll(); return static_cast<double>(prev_[0]) / paid_iops(); }
     std::size_t queued(Priority p) const { return queues_[idx(p)].size(); }
     std::uint64_t granted() const { return stabilizer_.granted(); }
+    // Tokens high-priority I/O took from the mirrored borrowing pool (borrow mode).
+    std::uint64_t borrowed() const { return stabilizer_.borrowed(); }
     // Total time I/Os waited in the allocator, per queue (ns).
     Time wait_ns(Priority p) const { return wait_[idx(p)]; }
     Time max_wait_ns(Priority p) const { return max_wait_[idx(p)]; }

@@ -34,6 +34,9 @@ struct RunSpec {
     std::string cache = "fa";        // calcspar: fa | passive | prefetch
     std::string allocator = "twa";   // calcspar: twa | na | sa | da | twa-reserve (allocator.hpp)
     std::uint32_t token_slices = 1;  // calcspar: stabilizer release slices per second (1 = paper)
+    // calcspar: "strict" = §4.1 (no I/O beyond the second's tokens); "borrow" = our extension,
+    // high-priority I/O overdraws the mirrored borrowing pool instead of waiting (stabilizer.hpp)
+    std::string stabilizer = "strict";
     double cache_share = 0.02;       // cache size / data size (§5.1: 500 MB of 25 GB)
     VolumeSpec volume;
     LsmConfig lsm;
@@ -66,6 +69,8 @@ struct RunResult {
     LsmStats lsm;
     std::uint64_t cache_pages = 0;
     double allocator_max_wait_us[3] = {0, 0, 0};  // calcspar: longest token wait per queue
+    std::uint64_t borrowed_tokens = 0;            // calcspar, borrow stabilizer: pool tokens spent
+    double heavy_share = 0;                       // calcspar cache: share of the measured 10 ms ticks in passive mode
     std::vector<SecondSample> timeline;
     std::uint64_t events = 0;
 };

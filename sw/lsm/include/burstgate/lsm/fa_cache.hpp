@@ -59,6 +59,9 @@ public:
     const std::vector<std::uint64_t>& ranking() const { return ranking_; }
     std::uint64_t cached_pages() const { return lru_.size(); }
     std::uint64_t mode_switches() const { return switches_; }
+    // Prefetch ticks so far, and of them those that found the passive policy active.
+    std::uint64_t ticks() const { return ticks_; }
+    std::uint64_t heavy_ticks() const { return heavy_ticks_; }
     // Ends the smoothing period now (the periodic tick does this; tests call it directly).
     void end_period();
     // One prefetch attempt now (the periodic tick does this).
@@ -92,6 +95,7 @@ private:
     Time next_period_;
     bool was_heavy_ = false;
     std::uint64_t switches_ = 0;
+    std::uint64_t ticks_ = 0, heavy_ticks_ = 0;
 };
 
 }  // namespace bg::lsm

@@ -19,9 +19,9 @@ from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, ReadOnly, RisingEdge
 
 from burstgate.layouts import pack, unpack
-from burstgate.segmon import SegmentIo, SegmentMonitor, SegmentVerdict
-from burstgate.sim import StreamPattern
-from burstgate.sim.verilator import run_cocotb
+from burstgate.segment_monitor import SegmentIo, SegmentMonitor, SegmentVerdict
+from burstgate.testing import StreamPattern
+from burstgate.testing.verilator import run_cocotb
 
 IO, TICK, SET_THRESHOLD, SET_STEADY = 0, 1, 2, 3
 LATENCY = 2  # cycles, as SegmentMonitor documents
@@ -255,17 +255,17 @@ async def saturation(dut):
 
 def _run(count, segments):
     run_cocotb(top="bg_segment_monitor", elaboratable=SegmentMonitor(segments=segments),
-               test_module="test_segmon", test_dir=pathlib.Path(__file__).resolve().parent,
+               test_module="test_segment_monitor", test_dir=pathlib.Path(__file__).resolve().parent,
                build_name=f"segmon/segments{segments}",
                extra_env={"SEGMON_IOS": str(count), "SEGMON_SEGMENTS": str(segments)})
 
 
-def test_segmon():
+def test_segment_monitor():
     """pytest entry for `make test`: SEGMON_IOS (default 20000) I/Os at full rate, 4096 segments."""
     _run(COUNT, SEGMENTS)
 
 
 @pytest.mark.long
-def test_segmon_long():
+def test_segment_monitor_long():
     """`make test-long`: 1,000,000 I/Os (SEGMON_IOS_LONG) through the full 64K-segment RAM."""
     _run(int(os.environ.get("SEGMON_IOS_LONG", "1000000")), 1 << 16)

@@ -3,7 +3,7 @@
 Every test drives the RTL cycle by cycle, logs the events in the order the RTL applies them
 (acquire, release, tick), replays the log through ``burstgate_model.BufferPool`` and compares
 every acquire's outcome (own / borrowed / stall) and the final per-queue state. The long
-Verilator run is tests/cocotb/bufpool.
+Verilator run is tests/cocotb/buffer_pool.
 """
 
 import random
@@ -11,8 +11,8 @@ import random
 import pytest
 from amaranth.hdl import Fragment
 
-from burstgate.bufpool import BufferPool
-from burstgate.sim import StreamPattern, simulate, stream_put
+from burstgate.buffer_pool import BufferPool
+from burstgate.testing import StreamPattern, simulate, stream_put
 
 ACQUIRE, RELEASE, TICK = 0, 1, 2
 OWN, BORROWED, STALL = 0, 1, 2

@@ -16,8 +16,8 @@ __all__ = ["SegmentMonitor", "SegmentEntry", "SegmentIo", "SegmentVerdict"]
 _SEGMENT_BITS = C["SEGMENT_BITS"]
 _STAMP_BITS = 32   # SegmentEntry::stamp, the interval of the last update (wraps modulo 2**32)
 _COUNT_BITS = 16   # SegmentEntry::count, saturating
-_HOLD_BITS = 8     # SegmentEntry::hold: N + 1 with N <= 254
-_MAX_STEADY = 254  # SegmentMonitor::kMaxSteadyIntervals
+_MAX_STEADY = C["SEGMON_STEADY_MAX"]   # SegmentMonitor::kMaxSteadyIntervals
+_HOLD_BITS = (_MAX_STEADY + 1).bit_length()  # SegmentEntry::hold: N + 1
 
 #: One RAM word: what the model keeps per segment.
 SegmentEntry = data.StructLayout({

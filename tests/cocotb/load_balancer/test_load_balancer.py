@@ -19,10 +19,10 @@ from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 
 from burstgate.layouts import pack, unpack
-from burstgate.lb import LbCompletion, LbDecision, LbRequest, LoadBalancer
+from burstgate.load_balancer import LbCompletion, LbDecision, LbRequest, LoadBalancer
 from burstgate.regmap import C
-from burstgate.sim import StreamPattern
-from burstgate.sim.verilator import run_cocotb
+from burstgate.testing import StreamPattern
+from burstgate.testing.verilator import run_cocotb
 
 DISPATCH, COMPLETE, SET_MAP, SET_POLICY, SET_DEPTH, SET_SEED = range(6)
 POLICIES = {"static": 0, "rr": 1, "jsq": 2, "p2c": 3, "least_ios": 4}
@@ -230,17 +230,17 @@ async def throughput(dut):
 
 
 def _run(count):
-    run_cocotb(top="bg_load_balancer", elaboratable=LoadBalancer(), test_module="test_lb",
+    run_cocotb(top="bg_load_balancer", elaboratable=LoadBalancer(), test_module="test_load_balancer",
                test_dir=pathlib.Path(__file__).resolve().parent, build_name="lb",
                extra_env={"LB_IOS": str(count)})
 
 
-def test_lb():
+def test_load_balancer():
     """pytest entry for `make test`: LB_IOS (default 20000) I/Os in the throughput run."""
     _run(COUNT)
 
 
 @pytest.mark.long
-def test_lb_long():
+def test_load_balancer_long():
     """`make test-long`: 1,000,000 I/Os (LB_IOS_LONG)."""
     _run(int(os.environ.get("LB_IOS_LONG", "1000000")))

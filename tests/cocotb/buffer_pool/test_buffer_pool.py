@@ -18,11 +18,11 @@ import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 
-from burstgate.bufpool import BufferGrant, BufferPool, BufferRelease, BufferRequest
+from burstgate.buffer_pool import BufferGrant, BufferPool, BufferRelease, BufferRequest
 from burstgate.layouts import pack, unpack
 from burstgate.regmap import C
-from burstgate.sim import StreamPattern
-from burstgate.sim.verilator import run_cocotb
+from burstgate.testing import StreamPattern
+from burstgate.testing.verilator import run_cocotb
 
 ACQUIRE, RELEASE, TICK = 0, 1, 2
 OWN, BORROWED, STALL = 0, 1, 2
@@ -183,17 +183,17 @@ async def patterns(dut, source, sink):
 
 
 def _run(count):
-    run_cocotb(top="bg_buffer_pool", elaboratable=BufferPool(), test_module="test_bufpool",
+    run_cocotb(top="bg_buffer_pool", elaboratable=BufferPool(), test_module="test_buffer_pool",
                test_dir=pathlib.Path(__file__).resolve().parent, build_name="bufpool",
                extra_env={"BPOOL_IOS": str(count)})
 
 
-def test_bufpool():
+def test_buffer_pool():
     """pytest entry for `make test`: BPOOL_IOS (default 20000) acquires at full rate."""
     _run(COUNT)
 
 
 @pytest.mark.long
-def test_bufpool_long():
+def test_buffer_pool_long():
     """`make test-long`: 1,000,000 acquires (BPOOL_IOS_LONG)."""
     _run(int(os.environ.get("BPOOL_IOS_LONG", "1000000")))

@@ -9,7 +9,7 @@ from amaranth.lib import data, enum, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from . import lfsr
-from .regmap import C
+from .regmap import C, REGMAP
 
 __all__ = ["LoadBalancer", "LbPolicy", "LbRequest", "LbDecision", "LbCompletion"]
 
@@ -20,13 +20,14 @@ _CHARGE_MAX = (1 << _CHARGE) - 1
 _NS = 32  # outstanding CPU ns per egress: (2**DEPTH - 1) * (2**CHARGE - 1) < 2**32
 
 
-class LbPolicy(enum.Enum, shape=3):
-    """The LB policy register's encoding (``bg::LbPolicy``); 5..7 are reserved (STATIC)."""
-    STATIC = 0       # lowest eligible member of the set
-    ROUND_ROBIN = 1  # per-ingress pointer over the set
-    JSQ = 2          # least outstanding CPU ns, lowest index on ties
-    P2C = 3          # two LFSR draws over the eligible members, less loaded, else the first
-    LEAST_IOS = 4    # fewest outstanding I/Os, lowest index on ties (docs/extending.md)
+class LbPolicy(enum.Enum, shape=REGMAP.block("LB").register("POLICY").width):
+    """The LB policy register's encoding (the register map's LB_* constants, ``bg::LbPolicy``);
+    LB_POLICIES and above are reserved (decided as STATIC)."""
+    STATIC = C["LB_STATIC"]            # lowest eligible member of the set
+    ROUND_ROBIN = C["LB_ROUND_ROBIN"]  # per-ingress pointer over the set
+    JSQ = C["LB_JSQ"]                  # least outstanding CPU ns, lowest index on ties
+    P2C = C["LB_P2C"]                  # two LFSR draws over the eligible members, less loaded, else the first
+    LEAST_IOS = C["LB_LEAST_IOS"]      # fewest outstanding I/Os, lowest index on ties (docs/extending.md)
 
 
 #: An admitted I/O to place. ``cpu_ns`` is its estimated CPU cost; ``tag`` is carried through.

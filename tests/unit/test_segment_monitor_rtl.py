@@ -2,7 +2,7 @@
 
 Directed cases from segment_monitor.hpp's rule, then random I/O/tick/register streams with
 idle and backpressure patterns, every verdict compared with ``burstgate_model``. The long
-Verilator run is tests/cocotb/segmon.
+Verilator run is tests/cocotb/segment_monitor.
 """
 
 import random
@@ -10,8 +10,8 @@ import random
 import pytest
 from amaranth.hdl import Fragment
 
-from burstgate.segmon import SegmentMonitor
-from burstgate.sim import StreamPattern, simulate, stream_get, stream_put
+from burstgate.segment_monitor import SegmentMonitor
+from burstgate.testing import StreamPattern, simulate, stream_get, stream_put
 
 LATENCY = 2
 

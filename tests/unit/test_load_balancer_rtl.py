@@ -3,7 +3,7 @@
 The testbench drives the RTL cycle by cycle and logs what it applied in the order the RTL
 applies it (configuration, decision, completion, seed load); ``burstgate_model.LoadBalancer``
 replays the log and every decision (egress, or stall) is compared. The long Verilator run and
-the throughput check are tests/cocotb/lb.
+the throughput check are tests/cocotb/load_balancer.
 """
 
 import random
@@ -12,8 +12,8 @@ import pytest
 from amaranth.hdl import Fragment
 
 from burstgate import lfsr
-from burstgate.lb import LbPolicy, LoadBalancer
-from burstgate.sim import StreamPattern, simulate, stream_put
+from burstgate.load_balancer import LbPolicy, LoadBalancer
+from burstgate.testing import StreamPattern, simulate, stream_put
 
 DISPATCH, COMPLETE, SET_MAP, SET_POLICY, SET_DEPTH, SET_SEED = range(6)
 STATIC, RR, JSQ, P2C, LEAST_IOS = 0, 1, 2, 3, 4
