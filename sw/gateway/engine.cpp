@@ -119,6 +119,7 @@ Engine::Engine(const bg::sim::Scenario &sc, const EngineOptions &opt, std::vecto
         free_tags_.push_back(static_cast<std::uint16_t>(k));
     st_.resize(n);
     last_.resize(n);
+    thread_completed_.assign(sc_.dpu.threads, 0);
     sink_.e = this;
     sa_ = std::make_unique<bg::sim::SaStages>(sc_.dpu, qb, sink_);
     in_sa_.resize(kTags, nullptr);
@@ -288,6 +289,7 @@ std::size_t Engine::offer_locked(std::vector<Request *> &rs, bool from_window, s
             continue;
         }
         ts.admitted_by[dec.source & 3]++;
+        ts.buffer_borrows += dec.prefill;
         r->admit = now;
         r->egress = dec.egress;
         r->charge = dec.cost.d[BG_DIM_CPU];
@@ -574,6 +576,8 @@ void Engine::finish(Request *r, std::uint32_t error)
         TenantStats &ts = st_[r->tenant];
         ts.completed++;
         ts.bytes += r->desc_size;
+        if (admitted && r->egress < thread_completed_.size())
+            thread_completed_[r->egress]++;
         ts.lat.record(lat);
         ts.s_done++;
         ts.s_bytes += r->desc_size;
@@ -686,10 +690,12 @@ std::string Engine::report_json()
         tr.deferred_ios = t.deferred_ios;
         for (int k = 0; k < 4; k++)
             tr.admitted_by[k] = t.admitted_by[k];
+        tr.buffer_borrows = t.buffer_borrows;
         tr.generated = t.generated;
         tr.finished = t.completed;
         r.tenants.push_back(std::move(tr));
     }
+    r.thread_completed = thread_completed_;
     r.events = generated_.load();
     r.generated = generated_.load();
     r.finished = finished_.load();

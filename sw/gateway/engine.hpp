@@ -113,6 +113,7 @@ private:
     struct TenantStats {
         std::uint64_t completed = 0, bytes = 0, throttled = 0, deferred_ios = 0, generated = 0;
         std::uint64_t admitted_by[4] = {};
+        std::uint64_t buffer_borrows = 0;  // admissions whose buffer came from the shared pool
         bg::sim::LatencyHist lat;
         // The current second, for the live view.
         std::uint64_t s_done = 0, s_bytes = 0, s_defer = 0;
@@ -180,6 +181,7 @@ private:
 
     std::mutex st_mu_;
     std::vector<TenantStats> st_;
+    std::vector<std::uint64_t> thread_completed_;  // per SA thread (egress queue), as burstgate-sim reports
     Clock::time_point t0_, second_t0_;
     double last_second_s_ = 1;
     std::vector<TenantStats> last_;  // the previous second's figures (s_* fields)
