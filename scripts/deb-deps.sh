@@ -19,6 +19,8 @@ pkgs=(
   fio              # burstgate-gateway tests: stock fio as the NBD client (--ioengine=nbd, libnbd)
   libnbd-bin       # burstgate-gateway interop tests: nbdcopy, nbdinfo
   qemu-utils       # burstgate-gateway interop tests: qemu-img, qemu-io
+  nbdkit           # make gateway-overhead: the memory plugin the gateway's cost is measured beside
+  qemu-system-common # make compare-qemu: qemu-storage-daemon with throttle groups, the peer
   make
 )
 missing=()

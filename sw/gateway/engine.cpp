@@ -18,7 +18,20 @@ namespace bg::gw {
 namespace {
 
 constexpr std::uint32_t kTags = 1u << BG_REC_DESC_TAG_WIDTH;
-constexpr std::uint32_t kMaxBlockCap = 32u << 20;  // NBD's customary 32 MiB request limit
+// NBD's customary limit is 32 MiB, but the cost estimator takes sizes below 2^24 bytes: the
+// largest power of two it accepts.
+constexpr std::uint32_t kMaxBlockCap = 8u << 20;
+
+// While I/Os wait for their release the pacer wakes at most once per tick (each wake-up is a
+// context switch on a host the clients share) and runs every
+// stage event due in one batch: an answer is late by at most this much, and a busy gateway
+// does not pay one wake-up per I/O. The stages themselves run in exact virtual time.
+constexpr std::uint64_t kPaceTickNs = 50000;
+constexpr std::uint64_t kNever = ~std::uint64_t{0};
+// An I/O whose work is done and whose stages' next event is this close waits for it on its own
+// thread (yielding) rather than handing the answer to the pacer: a wake-up costs more.
+constexpr std::uint64_t kSpinNs = 5000;
+enum : std::uint32_t { kEvCpu, kEvSwl, kEvRelease };
 
 // BLOCK_STATUS answers at most this many extents per request (8 KiB of reply).
 constexpr std::size_t kMaxExtents = 1024;
@@ -46,11 +59,6 @@ std::uint32_t desc_bytes(std::uint16_t type, std::uint32_t length, std::uint32_t
 }
 
 double secs(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
-std::uint64_t ns(Clock::duration d)
-{
-    const auto v = std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
-    return v < 0 ? 0 : static_cast<std::uint64_t>(v);
-}
 
 }  // namespace
 
@@ -69,12 +77,21 @@ Engine::Engine(const bg::sim::Scenario &sc, const EngineOptions &opt, std::vecto
         const bg::sim::Tenant &t = sc_.tenants[i];
         // Nor can one cost more than the window's whole capacity less the reserved pool the
         // firmware set aside (WildCBS's global budget, BIOS's schedulable total; the firmware's
-        // reserve is 0 for every scheduler but BIOS).
+        // reserve is 0 for every scheduler but BIOS). With the grant carry on (dpu.grant_carry,
+        // docs/contracts.md) the firmware writes a grant of up to carry_max more than the
+        // scheduler's (WildCBS's global budget up to global_carry_max more), so a request up to
+        // that much larger is admitted once its tenant has left the carry unspent.
+        const bool carry = sc_.dpu.grant_carry && !fw_.carry_max.empty();
+        const bool wild = opt_.scheduler == bg::sim::Scheduler::kWild;
         bg_vec limit = fw_.t[i].res_burst;
         if (opt_.scheduler == bg::sim::Scheduler::kDualBucket)
             limit = fw_.fw.cfg.db.main_size;
-        for (unsigned d = 0; d < BG_COST_DIMS; d++)
-            limit.d[d] = std::min(limit.d[d], fw_.fw.cfg.bios.total.d[d] - fw_.fw.bios.reserve.d[d]);
+        for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+            const double own = carry ? fw_.carry_max[i].d[d] : 0.0;
+            const double global = !carry ? 0.0 : wild ? fw_.fw.cfg.global_carry_max.d[d] : own;
+            limit.d[d] = std::min(bg::sim::sat32(double(limit.d[d]) + own),
+                                  bg::sim::sat32(double(fw_.fw.cfg.bios.total.d[d] - fw_.fw.bios.reserve.d[d]) + global));
+        }
         auto fits = [&](std::uint32_t len) {
             for (int w = 0; w < 2; w++) {
                 const bg_vec c = bg::sim::io_cost(sc_.dpu, t, len, w != 0);
@@ -102,8 +119,23 @@ Engine::Engine(const bg::sim::Scenario &sc, const EngineOptions &opt, std::vecto
         free_tags_.push_back(static_cast<std::uint16_t>(k));
     st_.resize(n);
     last_.resize(n);
-    cap_per_s_ = bg::sim::capacity_per_s(sc_.dpu);
-    ns_per_swl_byte_ = 1e9 / (sc_.dpu.swlimit_mbps * 1e6);
+    thread_completed_.assign(sc_.dpu.threads, 0);
+    sink_.e = this;
+    sa_ = std::make_unique<bg::sim::SaStages>(sc_.dpu, qb, sink_);
+    in_sa_.resize(kTags, nullptr);
+}
+
+std::uint64_t Engine::ns(Clock::duration d)
+{
+    const auto v = std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
+    return v < 0 ? 0 : static_cast<std::uint64_t>(v);
+}
+
+void Engine::SaSink::stage_event(std::uint64_t t, bg::sim::SaEvent ev, std::uint32_t id)
+{
+    e->in_sa_[id]->next_ns = t;
+    e->heap_.push_back({t, std::uint64_t{ev == bg::sim::SaEvent::kCpuDone ? kEvCpu : kEvSwl} << 32 | id});
+    std::push_heap(e->heap_.begin(), e->heap_.end(), std::greater<>{});
 }
 
 Engine::~Engine()
@@ -125,16 +157,7 @@ std::uint8_t Engine::ingress_queue(std::size_t t, std::uint32_t k) const
 void Engine::start()
 {
     t0_ = second_t0_ = Clock::now();
-    const std::size_t n = sc_.tenants.size();
-    const std::size_t vqueues = queue_base_.back() + sc_.tenants.back().queues;
-    const bool rr = sc_.dpu.sa_round_robin;
-    for (std::uint32_t w = 0; w < sc_.dpu.threads; w++)
-        sa_.push_back(std::make_unique<Stage>(vqueues, rr));
-    swl_ = std::make_unique<Stage>(vqueues, rr);
-    backend_ = std::make_unique<Stage>(n, false);
-    for (std::uint32_t w = 0; w < sc_.dpu.threads; w++)
-        threads_.emplace_back([this, w] { sa_loop(w); });
-    threads_.emplace_back([this] { swl_loop(); });
+    threads_.emplace_back([this] { pacer_loop(); });
     for (std::uint32_t w = 0; w < sc_.dpu.threads; w++)
         threads_.emplace_back([this] { backend_loop(); });
     window_th_ = std::thread([this] { window_loop(); });
@@ -148,44 +171,38 @@ void Engine::stop(std::chrono::milliseconds drain)
     stop_ = true;
     if (window_th_.joinable())
         window_th_.join();
-    for (auto &s : sa_)
-        s->stop();
-    swl_->stop();
-    backend_->stop();
+    {
+        std::lock_guard<std::mutex> g(sa_mu_);
+        pacer_cv_.notify_all();
+    }
+    backend_.stop();
     for (std::thread &t : threads_)
         t.join();
     threads_.clear();
     tag_cv_.notify_all();
 }
 
-void Engine::Stage::push(Request *r)
+void Engine::WorkQueue::push(Request *r)
 {
     {
         std::lock_guard<std::mutex> g(mu_);
-        const std::uint16_t k = rr_ ? r->vq : 0;
-        if (q_[k].empty())
-            ring_.push_back(k);
-        q_[k].push_back(r);
+        q_.push_back(r);
     }
     cv_.notify_one();
 }
 
-Request *Engine::Stage::pop()
+Request *Engine::WorkQueue::pop()
 {
     std::unique_lock<std::mutex> g(mu_);
-    cv_.wait(g, [&] { return stop_ || !ring_.empty(); });
-    if (ring_.empty())
+    cv_.wait(g, [&] { return stop_ || !q_.empty(); });
+    if (q_.empty())
         return nullptr;
-    const std::uint16_t k = ring_.front();
-    ring_.pop_front();
-    Request *r = q_[k].front();
-    q_[k].pop_front();
-    if (!q_[k].empty())
-        ring_.push_back(k);
+    Request *r = q_.front();
+    q_.pop_front();
     return r;
 }
 
-void Engine::Stage::stop()
+void Engine::WorkQueue::stop()
 {
     {
         std::lock_guard<std::mutex> g(mu_);
@@ -200,8 +217,7 @@ void Engine::submit(std::unique_ptr<Request> r)
     const bool write = is_write(r->type);
     r->desc_size = desc_bytes(r->type, r->length, max_block_[r->tenant]);
     r->segment = static_cast<std::uint16_t>(seg_base_[r->tenant] + (r->offset / seg_bytes_[r->tenant]) % t.wl.segments);
-    const bg::sim::CpuProfile &p = sc_.dpu.cpu[t.product][write ? 1 : 0];
-    r->true_cpu = p.base_ns + static_cast<std::uint32_t>((static_cast<std::uint64_t>(p.per_kib_ns) * r->desc_size) >> 10);
+    r->true_cpu = bg::sim::true_cpu_ns(sc_.dpu, t, r->desc_size, write);
     generated_++;
     in_flight_++;
     if (stop_.load()) {  // the workers are gone: answer now, counted, rather than strand it
@@ -223,11 +239,24 @@ void Engine::submit(std::unique_ptr<Request> r)
         std::lock_guard<std::mutex> s(st_mu_);
         st_[raw->tenant].generated++;
     }
-    std::vector<Request *> one{raw};
-    offer_locked(one);
+    std::vector<Request *> one{raw}, ready;
+    const bool now_admitted = offer_locked(one, false, ready) > 0;
+    g.unlock();
+    for (Request *q : ready)
+        finish(q, q->error);
+    if (now_admitted) {
+        // The connection's thread does the work: no hand-off (see engine.hpp).
+        work(*raw);
+        work_done(raw);
+    }
 }
 
-void Engine::offer_locked(std::vector<Request *> &rs)
+bool Engine::inline_ok(const Request &r) const
+{
+    return (r.type == nbd::kCmdRead || r.type == nbd::kCmdWrite) && !(r.flags & nbd::kCmdFlagFua);
+}
+
+std::size_t Engine::offer_locked(std::vector<Request *> &rs, bool from_window, std::vector<Request *> &ready)
 {
     descs_.clear();
     decs_.clear();
@@ -244,7 +273,8 @@ void Engine::offer_locked(std::vector<Request *> &rs)
     }
     dev_->submit(descs_, decs_);
     const auto now = Clock::now();
-    std::lock_guard<std::mutex> s(st_mu_);
+    std::vector<Request *> admitted;
+    std::unique_lock<std::mutex> s(st_mu_);
     for (std::size_t k = 0; k < rs.size(); k++) {
         Request *r = rs[k];
         const IoDecision &dec = decs_[k];
@@ -259,16 +289,152 @@ void Engine::offer_locked(std::vector<Request *> &rs)
             continue;
         }
         ts.admitted_by[dec.source & 3]++;
+        ts.buffer_borrows += dec.prefill;
         r->admit = now;
         r->egress = dec.egress;
         r->charge = dec.cost.d[BG_DIM_CPU];
-        const bool write = is_write(r->type);
-        admitted_[BG_DIM_CPU] += r->true_cpu;
-        admitted_[BG_DIM_INGRESS] += sc_.dpu.header_bytes + (write ? 0 : r->desc_size);
-        admitted_[BG_DIM_EGRESS] += sc_.dpu.header_bytes + (write ? r->desc_size : 0);
-        admitted_[BG_DIM_SWLIMIT] += r->desc_size;
-        sa_[dec.egress]->push(r);
+        admitted.push_back(r);
     }
+    s.unlock();
+    // Into the SA stages (dev_mu_ -> sa_mu_ is the one lock order), at the stages' now.
+    if (opt_.pace && !admitted.empty()) {
+        std::lock_guard<std::mutex> g(sa_mu_);
+        // The stages run in time order: first every event due before these admissions.
+        const std::uint64_t t = std::max(now_ns(), model_now_);
+        advance_locked(t, ready);
+        for (Request *r : admitted) {
+            r->admit_ns = t;
+            r->released = r->work_done = false;
+            r->next_ns = kNever;
+            bg::sim::SaItem it;
+            it.true_cpu = r->true_cpu;
+            it.size = r->desc_size;
+            it.vq = r->vq;
+            it.egress = r->egress;
+            it.write = is_write(r->type);
+            in_sa_[r->tag] = r;
+            sa_->admit(r->admit_ns, r->tag, it, true);
+        }
+    }
+    std::size_t inline_count = 0;
+    for (Request *r : admitted) {
+        if (!from_window && inline_ok(*r))
+            inline_count++;
+        else
+            backend_.push(r);
+    }
+    return inline_count;
+}
+
+// Runs every stage event due by `now` in (time, kind, tag) order, each at its own time.
+void Engine::advance_locked(std::uint64_t now, std::vector<Request *> &ready)
+{
+    while (!heap_.empty() && heap_.front().t <= now) {
+        std::pop_heap(heap_.begin(), heap_.end(), std::greater<>{});
+        const StageEv e = heap_.back();
+        heap_.pop_back();
+        model_now_ = std::max(model_now_, e.t);
+        const std::uint32_t id = static_cast<std::uint32_t>(e.key);
+        in_sa_[id]->next_ns = kNever;  // until a stage schedules its next event
+        switch (static_cast<std::uint32_t>(e.key >> 32)) {
+        case kEvCpu: sa_->cpu_done(e.t, id, true); break;
+        case kEvSwl: {
+            const std::uint64_t sent = sa_->swl_done(e.t, id, true);
+            if (sent <= now) {
+                release_locked(in_sa_[id], sent, ready);
+            } else {
+                in_sa_[id]->next_ns = sent;
+                heap_.push_back({sent, std::uint64_t{kEvRelease} << 32 | id});
+                std::push_heap(heap_.begin(), heap_.end(), std::greater<>{});
+            }
+            break;
+        }
+        default: release_locked(in_sa_[id], e.t, ready); break;
+        }
+    }
+}
+
+void Engine::release_locked(Request *r, std::uint64_t t, std::vector<Request *> &ready)
+{
+    r->released = true;
+    r->release_ns = t;
+    if (r->work_done) {  // else its worker takes it when done
+        waiting_--;
+        sa_->complete(r->tag, true);
+        in_sa_[r->tag] = nullptr;
+        ready.push_back(r);
+    }
+}
+
+void Engine::work_done(Request *r)
+{
+    if (!opt_.pace) {
+        finish(r, r->error);
+        return;
+    }
+    std::vector<Request *> ready;
+    std::unique_lock<std::mutex> g(sa_mu_);
+    advance_locked(now_ns(), ready);
+    // r's own next stage event is close (it is being served, not queued): waiting here for it
+    // costs less than the pacer's wake-up. (work_done stays false meanwhile, so nobody else
+    // answers r under our feet.)
+    while (!r->released && !pacer_stopped_ && r->next_ns <= now_ns() + kSpinNs) {
+        g.unlock();
+        sched_yield();
+        g.lock();
+        advance_locked(now_ns(), ready);
+    }
+    r->work_done = true;
+    if (r->released || pacer_stopped_) {
+        sa_->complete(r->tag, true);
+        in_sa_[r->tag] = nullptr;
+        ready.push_back(r);
+    } else {
+        waiting_++;  // the pacer answers it at its release
+    }
+    // The pacer sleeps longer than the next event while I/Os wait: wake it.
+    if (waiting_ > 0 && !heap_.empty() && pacer_wake_ != 0 && heap_.front().t + kPaceTickNs < pacer_wake_)
+        pacer_cv_.notify_one();
+    g.unlock();
+    for (Request *q : ready)
+        finish(q, q->error);
+}
+
+void Engine::pacer_loop()
+{
+    thread_setup();
+    std::vector<Request *> ready;
+    std::unique_lock<std::mutex> g(sa_mu_);
+    std::uint64_t last_timed = 0;  // the last wake-up at a time the pacer chose
+    while (!stop_.load()) {
+        ready.clear();
+        advance_locked(now_ns(), ready);
+        if (!ready.empty()) {
+            g.unlock();
+            for (Request *q : ready)
+                finish(q, q->error);
+            g.lock();
+            continue;
+        }
+        pacer_wake_ = waiting_ > 0 && !heap_.empty() ? std::max(heap_.front().t, last_timed + kPaceTickNs) : kNever;
+        const std::uint64_t planned = pacer_wake_;
+        const bool timed_out = planned == kNever
+                                   ? (pacer_cv_.wait(g), false)
+                                   : pacer_cv_.wait_until(g, t0_ + std::chrono::nanoseconds(planned)) == std::cv_status::timeout;
+        if (timed_out)
+            last_timed = planned;
+        pacer_wake_ = 0;
+    }
+    // Stopping: whatever still waits is answered now, and from now on by its worker.
+    pacer_stopped_ = true;
+    for (Request *&r : in_sa_)
+        if (r && r->work_done) {
+            ready.push_back(r);
+            r = nullptr;
+        }
+    g.unlock();
+    for (Request *q : ready)
+        finish(q, q->error);
 }
 
 void Engine::window_loop()
@@ -276,7 +442,7 @@ void Engine::window_loop()
     thread_setup();
     const auto period = std::chrono::nanoseconds(sc_.window_ns);
     auto next = Clock::now() + period;
-    std::vector<Request *> again;
+    std::vector<Request *> again, ready;
     while (!stop_.load()) {
         std::this_thread::sleep_until(next);
         {
@@ -287,9 +453,12 @@ void Engine::window_loop()
             again.swap(deferred_);
             deferred_.clear();
             if (!again.empty())
-                offer_locked(again);
+                offer_locked(again, true, ready);
             again.clear();
         }
+        for (Request *q : ready)
+            finish(q, q->error);
+        ready.clear();
         next += period;
         const auto now = Clock::now();
         if (now > next) {  // this host fell behind: skip the windows missed, counted
@@ -329,42 +498,16 @@ void Engine::thread_setup()
     }
 }
 
-// A deadline a stage has already passed is not made up for: the next I/O starts now.
-void Engine::sa_loop(std::uint32_t wi)
-{
-    thread_setup();
-    Clock::time_point busy{};
-    while (Request *r = sa_[wi]->pop()) {
-        if (!opt_.pace) {
-            backend_->push(r);
-            continue;
-        }
-        busy = std::max(Clock::now(), busy) + std::chrono::nanoseconds(r->true_cpu);
-        std::this_thread::sleep_until(busy);
-        swl_->push(r);
-    }
-}
-
-void Engine::swl_loop()
-{
-    thread_setup();
-    Clock::time_point busy{};
-    while (Request *r = swl_->pop()) {
-        const auto d = std::chrono::nanoseconds(static_cast<std::int64_t>(std::ceil(r->desc_size * ns_per_swl_byte_)));
-        busy = std::max(Clock::now(), busy) + d;
-        std::this_thread::sleep_until(busy);
-        backend_->push(r);
-    }
-}
-
 void Engine::backend_loop()
 {
     thread_setup();
-    while (Request *r = backend_->pop())
-        serve(*r);
+    while (Request *r = backend_.pop()) {
+        work(*r);
+        work_done(r);
+    }
 }
 
-void Engine::serve(Request &r)
+void Engine::work(Request &r)
 {
     Store &s = *stores_[r.tenant];
     const auto b0 = Clock::now();
@@ -400,11 +543,10 @@ void Engine::serve(Request &r)
     default: e = EINVAL; break;
     }
     r.backend_ns = ns(Clock::now() - b0);
-    std::uint32_t err = nbd::kOk;
+    r.error = nbd::kOk;
     if (e)
-        err = e == ENOSPC ? nbd::kEnospc : e == ENOMEM ? nbd::kEnomem : e == EOPNOTSUPP ? nbd::kEnotsup
-            : e == EINVAL ? nbd::kEinval : nbd::kEio;
-    finish(&r, err);
+        r.error = e == ENOSPC ? nbd::kEnospc : e == ENOMEM ? nbd::kEnomem : e == EOPNOTSUPP ? nbd::kEnotsup
+                : e == EINVAL ? nbd::kEinval : nbd::kEio;
 }
 
 void Engine::finish(Request *r, std::uint32_t error)
@@ -421,7 +563,10 @@ void Engine::finish(Request *r, std::uint32_t error)
         c.queue = r->queue;
         c.egress = r->egress;
         c.charge_ns = r->charge;
-        const std::uint64_t sa = ns(done - r->admit) - std::min(ns(done - r->admit), r->backend_ns);
+        // Paced: the stages' own delay (release - admission, virtual time: the figure the
+        // simulator reports for the same I/O). Not paced: the real one less the store's time.
+        const std::uint64_t sa = opt_.pace ? r->release_ns - r->admit_ns
+                                           : ns(done - r->admit) - std::min(ns(done - r->admit), r->backend_ns);
         c.sa_delay_ns = sa > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(sa);
         std::lock_guard<std::mutex> g(dev_mu_);
         dev_->complete(std::span<const IoCompletion>(&c, 1));
@@ -429,17 +574,14 @@ void Engine::finish(Request *r, std::uint32_t error)
     {
         std::lock_guard<std::mutex> s(st_mu_);
         TenantStats &ts = st_[r->tenant];
-        const bool write = is_write(r->type);
         ts.completed++;
         ts.bytes += r->desc_size;
+        if (admitted && r->egress < thread_completed_.size())
+            thread_completed_[r->egress]++;
         ts.lat.record(lat);
         ts.s_done++;
         ts.s_bytes += r->desc_size;
         ts.s_lat.record(lat);
-        served_[BG_DIM_CPU] += r->true_cpu;
-        served_[BG_DIM_INGRESS] += sc_.dpu.header_bytes + (write ? 0 : r->desc_size);
-        served_[BG_DIM_EGRESS] += sc_.dpu.header_bytes + (write ? r->desc_size : 0);
-        served_[BG_DIM_SWLIMIT] += r->desc_size;
     }
     finished_++;
     std::unique_ptr<Request> own;
@@ -523,6 +665,7 @@ std::string Engine::report_json()
         for (unsigned d = 0; d < 4; d++)
             r.final_factor[d] = bg_hal_read(&hal_, BG_COST_FACTOR(d));
         r.windows = windows_;
+        r.window_overruns = window_overruns_;
         r.deferred_pending = deferred_.size();
     }
     std::lock_guard<std::mutex> s(st_mu_);
@@ -547,18 +690,19 @@ std::string Engine::report_json()
         tr.deferred_ios = t.deferred_ios;
         for (int k = 0; k < 4; k++)
             tr.admitted_by[k] = t.admitted_by[k];
+        tr.buffer_borrows = t.buffer_borrows;
         tr.generated = t.generated;
         tr.finished = t.completed;
         r.tenants.push_back(std::move(tr));
     }
-    for (unsigned d = 0; d < 4; d++) {
-        r.utilization[d] = served_[d] / (cap_per_s_[d] * period);
-        r.admitted_load[d] = admitted_[d] / (cap_per_s_[d] * period);
-    }
+    r.thread_completed = thread_completed_;
     r.events = generated_.load();
     r.generated = generated_.load();
     r.finished = finished_.load();
-    r.in_flight = r.generated - r.finished - std::min(r.generated - r.finished, r.deferred_pending);
+    {
+        std::lock_guard<std::mutex> g(sa_mu_);
+        sa_->account(r, period);
+    }
     return bg::sim::report_json(r);
 }
 

@@ -1,16 +1,24 @@
 // The gateway's storage agent on the real clock: every NBD request becomes one descriptor to a
 // bg::Device (model, verilator or xrt: docs/design.md contract 3); a deferred one waits in a FIFO and
 // is offered again right after the next window's COMMIT, in deferral order, until admitted
-// (never failed); an admitted one goes to the SA worker thread the load balancer chose. The
+// (never failed); an admitted one enters the SA thread the load balancer chose. The
 // firmware window loop (bg_fw_window over device->hal()) runs every window_us on steady_clock.
 //
-// An admitted I/O goes through the stages of burstgate-sim's SA, on the real clock: the SA
-// thread the decision names holds it for its true CPU time (dpu.cpu_ns), then the one software
-// limiter shared by all threads holds it for size / dpu.swlimit_mbps -- both served round robin
-// over tenants like the simulator's servers -- so the agent has the scenario's capacity, the one
-// its grants are computed from, rather than this host's (--no-pace skips both). Then a backend
-// thread does the real I/O on the tenant's store (its time is excluded from the SA delay the
-// device is told) and sends the reply.
+// An admitted I/O goes through the stages of burstgate-sim's SA (bg::sim::SaStages, the same
+// code): the SA thread the decision names (true CPU time, dpu.cpu_ns), the one software limiter
+// shared by all threads (size / dpu.swlimit_mbps), both round robin over the tenants' vCPU
+// queues, then the egress link. The stages run in virtual time driven by the real clock: an
+// I/O may not be answered before it has left them (its release time), so the agent has the
+// scenario's capacity, the one its grants are computed from, rather than this host's.
+//
+// Pacing costs no thread hand-off when the model lets the I/O go by the time its real work is
+// done: the connection's own thread admits it, does the store operation, advances the stages
+// to now and hands the reply to the connection (the server's reply queue: no engine thread waits
+// for a client). Only an I/O whose release lies ahead waits, for the pacer thread, which
+// sleeps until the next stage event (at most one wake-up per kPaceTickNs while I/Os wait), and
+// runs every event due in one batch. I/Os admitted at a window (deferred ones), FLUSH, TRIM,
+// WRITE_ZEROES, CACHE, BLOCK_STATUS and FUA writes are done by backend threads instead, off the
+// connection's reader. --no-pace skips the stages.
 #pragma once
 
 #include <array>
@@ -29,6 +37,7 @@
 #include "burstgate/host/device.hpp"
 #include "burstgate/sim/hist.hpp"
 #include "burstgate/sim/provision.hpp"
+#include "burstgate/sim/sa_stages.hpp"
 #include "burstgate/sim/scenario.hpp"
 #include "burstgate/sim/simulator.hpp"
 #include "store.hpp"
@@ -38,8 +47,8 @@ namespace bg::gw {
 using Clock = std::chrono::steady_clock;
 
 // One NBD request in flight. `reply` hands the result (`data`: a READ's bytes, BLOCK_STATUS's
-// encoded extents) to the connection it came from, which queues it: called by a backend
-// thread, it never waits for a client.
+// encoded extents) to the connection it came from, which queues it: called by the connection's
+// reader, the pacer or a backend thread, it never waits for a client.
 struct Request {
     std::uint16_t type = 0, flags = 0;
     std::uint64_t cookie = 0, offset = 0;
@@ -55,16 +64,19 @@ struct Request {
     std::uint8_t egress = 0;
     std::uint32_t charge = 0, true_cpu = 0, desc_size = 0;
     std::uint64_t backend_ns = 0;
-    bool deferred = false;
+    std::uint64_t admit_ns = 0, release_ns = 0;  // virtual time of the SA stages
+    std::uint64_t next_ns = 0;  // its next stage event (Engine::sa_mu_); ~0: queued, or none
+    std::uint32_t error = 0;
+    bool deferred = false, released = false, work_done = false;  // the last two: Engine::sa_mu_
 };
 
 struct EngineOptions {
     std::string engine = "model";
     bg::sim::Scheduler scheduler = bg::sim::Scheduler::kBios;
     std::uint64_t seed = 1;
-    bool pace = true;  // SA workers take the scenario's CPU time and software limit
-    // The window loop and the SA stages at SCHED_FIFO priority 10, as firmware on its own core
-    // would run: on a loaded host their deadlines then hold (needs CAP_SYS_NICE).
+    bool pace = true;  // answers wait for the SA stages (the scenario's CPU time and software limit)
+    // The window loop, the pacer and the backend threads at SCHED_FIFO priority 10, as firmware
+    // on its own core would run: on a loaded host their deadlines then hold (needs CAP_SYS_NICE).
     bool realtime = false;
 };
 
@@ -101,17 +113,15 @@ private:
     struct TenantStats {
         std::uint64_t completed = 0, bytes = 0, throttled = 0, deferred_ios = 0, generated = 0;
         std::uint64_t admitted_by[4] = {};
+        std::uint64_t buffer_borrows = 0;  // admissions whose buffer came from the shared pool
         bg::sim::LatencyHist lat;
         // The current second, for the live view.
         std::uint64_t s_done = 0, s_bytes = 0, s_defer = 0;
         bg::sim::LatencyHist s_lat;
     };
-    // One stage of the SA pipeline: I/Os wait in one FIFO per vCPU queue served round robin
-    // (the SA polls the tenants' queues, one I/O each, dpu.sa_discipline: rr) or in a single
-    // FIFO (fifo).
-    class Stage {
+    // Work for the backend threads: one FIFO.
+    class WorkQueue {
     public:
-        Stage(std::size_t queues, bool rr) : q_(rr ? queues : 1), rr_(rr) {}
         void push(Request *r);
         Request *pop();  // blocks; nullptr once stopped and empty
         void stop();
@@ -119,18 +129,34 @@ private:
     private:
         std::mutex mu_;
         std::condition_variable cv_;
-        std::vector<std::deque<Request *>> q_;
-        std::deque<std::uint16_t> ring_;  // tenants with I/Os waiting, in turn
-        bool rr_, stop_ = false;
+        std::deque<Request *> q_;
+        bool stop_ = false;
+    };
+    // The stages' events in virtual time (ns since t0_), in (time, kind, id) order.
+    struct StageEv {
+        std::uint64_t t, key;  // key: kind << 32 | tag
+        bool operator>(const StageEv &o) const { return t != o.t ? t > o.t : key > o.key; }
+    };
+    struct SaSink final : bg::sim::SaStages::Sink {
+        Engine *e = nullptr;
+        void stage_event(std::uint64_t t, bg::sim::SaEvent ev, std::uint32_t id) override;
     };
 
-    void offer_locked(std::vector<Request *> &rs);  // dev_mu_ held
+    // dev_mu_ held. Admitted ones enter the SA stages; from_window: they go to the backend
+    // threads (else the caller does the work of those inline_ok, and is told how many).
+    // `ready`: I/Os the stages released meanwhile, for the caller to answer once dev_mu_ is free.
+    std::size_t offer_locked(std::vector<Request *> &rs, bool from_window, std::vector<Request *> &ready);
     void window_loop();
     void thread_setup();
-    void sa_loop(std::uint32_t w);
-    void swl_loop();
+    void pacer_loop();
     void backend_loop();
-    void serve(Request &r);
+    bool inline_ok(const Request &r) const;
+    void work(Request &r);          // the store operation; sets r.error
+    void work_done(Request *r);     // answers r now, or once the stages release it
+    void advance_locked(std::uint64_t now, std::vector<Request *> &ready);  // sa_mu_ held
+    void release_locked(Request *r, std::uint64_t t, std::vector<Request *> &ready);
+    std::uint64_t now_ns() const { return ns(Clock::now() - t0_); }
+    static std::uint64_t ns(Clock::duration d);
     void finish(Request *r, std::uint32_t error);
     void roll_second();
 
@@ -155,16 +181,24 @@ private:
 
     std::mutex st_mu_;
     std::vector<TenantStats> st_;
-    std::array<double, 4> served_{}, admitted_{}, cap_per_s_{};
+    std::vector<std::uint64_t> thread_completed_;  // per SA thread (egress queue), as burstgate-sim reports
     Clock::time_point t0_, second_t0_;
     double last_second_s_ = 1;
     std::vector<TenantStats> last_;  // the previous second's figures (s_* fields)
 
-    // SA threads (CPU) -> the software limiter (one, shared) -> the backend (the store).
-    std::vector<std::unique_ptr<Stage>> sa_;
-    std::unique_ptr<Stage> swl_, backend_;
+    // The SA stages (sa_mu_): the model, its event heap, the I/Os in it by tag.
+    std::mutex sa_mu_;
+    SaSink sink_;
+    std::unique_ptr<bg::sim::SaStages> sa_;
+    std::vector<StageEv> heap_;
+    std::vector<Request *> in_sa_;
+    bool pacer_stopped_ = false;
+    std::uint64_t model_now_ = 0;         // the latest stage event run
+    std::uint64_t waiting_ = 0;           // work done, release ahead: the pacer's to answer
+    std::uint64_t pacer_wake_ = 0;        // when the pacer will wake (0: it is awake; ~0: idle)
+    std::condition_variable pacer_cv_;
+    WorkQueue backend_;
     std::vector<std::thread> threads_;
-    double ns_per_swl_byte_ = 0;
     std::thread window_th_;
     std::atomic<bool> stop_{false};
     std::atomic<bool> rt_failed_{false};

@@ -23,6 +23,7 @@
 
 #include "args.hpp"
 #include "burstgate/sim/scenario.hpp"
+#include "burstgate/sim/profile.hpp"
 #include "engine.hpp"
 #include "server.hpp"
 
@@ -34,7 +35,7 @@ const char *const kUsage =
     "         [--data-dir DIR] [--export-size SIZE] [--control PATH] [--out REPORT.json]\n"
     "         [--live] [--no-pace] [--realtime] [--allow-remote] [--max-conns N] [--verbose]\n"
     "         [--handshake-slots N] [--handshake-timeout MS] [--tenant-buffer SIZE] [--buffer SIZE]\n"
-    "         [--min-reply-rate SIZE] [--reply-grace MS]\n"
+    "         [--min-reply-rate SIZE] [--reply-grace MS] [--profile HOST.yaml]\n"
     "One NBD export per tenant of the scenario, named after it; see docs/gateway.md.\n"
     "  --data-dir DIR      back each export by DIR/<tenant>.img (sparse); default: memory\n"
     "  --export-size SIZE  bytes of every export, with k/m/g/t suffixes (default 1g)\n"
@@ -43,6 +44,7 @@ const char *const kUsage =
     "  --live              the per-second table on stderr even when it is not a terminal\n"
     "  --no-pace           SA workers do not take the scenario's CPU time and software limit\n"
     "  --realtime          window loop and SA stages at SCHED_FIFO 10 (needs CAP_SYS_NICE)\n"
+    "  --profile HOST.yaml this host's measured SA threads, CPU costs and bandwidth (make calibrate)\n"
     "  --allow-remote      --tcp on an address other than loopback\n"
     "  --max-conns N       connections per tenant unless its scenario entry sets max_conns (16)\n"
     "  --handshake-slots N connections in the handshake at once, all clients (16)\n"
@@ -209,6 +211,7 @@ void write_all(int fd, const std::string &s)
 int main(int argc, char **argv)
 {
     std::string config, unix_path, tcp, engine = "model", scheduler, data_dir, control, out;
+    std::string profile;  // --profile: this host's measured SA (make calibrate)
     std::uint64_t export_size = 1ull << 30, seed = 0;
     bool have_seed = false, live = ::isatty(2) != 0, pace = true, allow_remote = false, verbose = false, realtime = false;
     unsigned max_conns = 16;
@@ -234,6 +237,7 @@ int main(int argc, char **argv)
             else if (a == "--realtime") realtime = true;
             else if (a == "--allow-remote") allow_remote = true;
             else if (a == "--verbose") verbose = true;
+            else if (a == "--profile") profile = args.value();
             else if (a == "--max-conns") max_conns = static_cast<unsigned>(args.integer(1, 4096));
             else if (a == "--handshake-slots") so.handshake_slots = static_cast<unsigned>(args.integer(1, 4096));
             else if (a == "--handshake-timeout") so.handshake_timeout_ms = static_cast<unsigned>(args.integer(10, 600000));
@@ -265,7 +269,9 @@ int main(int argc, char **argv)
         (void)dir_lock;
         if (!unix_path.empty())
             stale_socket(unix_path);
-        const bg::sim::Scenario sc = bg::sim::load_scenario(config);
+        bg::sim::Scenario sc = bg::sim::load_scenario(config);
+        if (!profile.empty())
+            bg::sim::apply_profile(sc, profile);
         bg::gw::EngineOptions eo;
         eo.engine = engine;
         eo.scheduler = scheduler.empty() ? sc.scheduler : bg::sim::parse_scheduler(scheduler);

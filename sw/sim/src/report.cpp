@@ -87,7 +87,8 @@ std::string report_json(const SimResult &r)
     for (std::size_t i = 0; i < r.thread_completed.size(); i++)
         s += (i ? ", " : "") + std::to_string(r.thread_completed[i]);
     s += "],\n";
-    s += "  \"events\": " + std::to_string(r.events) + ", \"windows\": " + std::to_string(r.windows) + ",\n";
+    s += "  \"events\": " + std::to_string(r.events) + ", \"windows\": " + std::to_string(r.windows) +
+         (r.window_overruns ? ", \"window_overruns\": " + std::to_string(*r.window_overruns) : std::string()) + ",\n";
     s += "  \"ios\": {\"generated\": " + std::to_string(r.generated) + ", \"finished\": " + std::to_string(r.finished) +
          ", \"in_flight\": " + std::to_string(r.in_flight) + ", \"deferred_pending\": " +
          std::to_string(r.deferred_pending) + ", \"bad_completions\": " + std::to_string(r.bad_completions) + "}\n";

@@ -14,6 +14,7 @@
 #include "burstgate/sim/provision.hpp"
 #include "burstgate/regs.h"
 #include "burstgate/sim/rng.hpp"
+#include "burstgate/sim/sa_stages.hpp"
 #include "burstgate/window.h"
 #include "cost_cli.hpp"
 
@@ -22,61 +23,6 @@ namespace bg::sim {
 namespace {
 
 enum Kind : std::uint32_t { kStart, kArrival, kCpuDone, kSwlDone, kBackendDone, kComplete, kWindow };
-
-// A single server (an SA thread, the software limiter) in front of which I/Os wait either in
-// one FIFO or in one FIFO per vCPU queue (tenants[i].queues) served round robin, one I/O per
-// turn: the SA's scheduler "iterates through all ingress queues" and there is "one ingress
-// queue per vCPU" (BurstCBS §5.2, §5.1; the WRR of WildCBS, equal weights).
-class Server {
-public:
-    Server(std::size_t queues, bool round_robin) : q_(round_robin ? queues : 1), rr_(round_robin) {}
-    bool busy() const { return busy_; }
-    void set_busy(bool b) { busy_ = b; }
-    void push(std::uint16_t queue, std::uint32_t id)
-    {
-        const std::uint16_t k = rr_ ? queue : 0;
-        if (q_[k].empty())
-            ring_.push(k);
-        q_[k].push(id);
-    }
-    bool empty() const { return ring_.empty(); }
-    std::uint32_t pop()
-    {
-        const std::uint16_t k = ring_.pop();
-        const std::uint32_t id = q_[k].pop();
-        if (!q_[k].empty())
-            ring_.push(k);
-        return id;
-    }
-
-private:
-    // A growable FIFO ring: no allocation once it has reached its working size.
-    template <class T>
-    class Fifo {
-    public:
-        bool empty() const { return head_ == tail_; }
-        void push(T v)
-        {
-            if (tail_ - head_ == buf_.size()) {
-                std::vector<T> bigger(std::max<std::size_t>(16, 2 * buf_.size()));
-                for (std::size_t i = head_; i != tail_; i++)
-                    bigger[i - head_] = buf_[i & (buf_.size() - 1)];
-                tail_ -= head_;
-                head_ = 0;
-                buf_.swap(bigger);
-            }
-            buf_[tail_++ & (buf_.size() - 1)] = v;
-        }
-        T pop() { return buf_[head_++ & (buf_.size() - 1)]; }
-
-    private:
-        std::vector<T> buf_;
-        std::size_t head_ = 0, tail_ = 0;
-    };
-    std::vector<Fifo<std::uint32_t>> q_;
-    Fifo<std::uint16_t> ring_;
-    bool rr_, busy_ = false;
-};
 
 // 16 bytes: time, then kind and I/O id packed so that the heap compares two words. Equal
 // times are ordered by (kind, id), a total order fixed by the inputs: the run is deterministic.
@@ -119,7 +65,7 @@ struct TenantRt {
     std::uint64_t w_done = 0, w_bytes = 0, w_lat_sum = 0, w_lat_max = 0, w_defer = 0;
 };
 
-class Sim {
+class Sim final : public SaStages::Sink {
 public:
     Sim(const Scenario &sc, const SimOptions &opt);
     SimResult run();
@@ -135,10 +81,11 @@ private:
     std::uint32_t alloc_io(std::uint32_t tenant);
     std::uint32_t new_io(std::uint32_t tenant);
     void offer(std::span<const std::uint32_t> ids);
-    void on_cpu_done(std::uint32_t id);
+    void stage_event(std::uint64_t t, SaEvent e, std::uint32_t id) override
+    {
+        push(t, e == SaEvent::kCpuDone ? kCpuDone : kSwlDone, id);
+    }
     void on_swl_done(std::uint32_t id);
-    void start_cpu(std::uint32_t thread);
-    void start_swl();
     void on_backend_done(std::uint32_t id);
     void on_complete(std::uint32_t id);
     void on_window();
@@ -165,13 +112,7 @@ private:
     SimResult res_;
     Rng backend_rng_{0};
     double backend_mu_ = 0, backend_sigma_ = 0;
-    std::vector<Server> threads_;
-    Server swl_{1, false};
-    double eg_free_ = 0, in_free_ = 0;
-    double ns_per_swl_byte_ = 0, ns_per_eg_byte_ = 0, ns_per_in_byte_ = 0;
-    std::array<double, 4> admitted_{};  // true cost of the I/Os admitted in the measured period
-    std::array<double, 4> served_{};    // work the SA's servers finished in the measured period
-    std::array<double, 4> cap_per_s_{};
+    std::unique_ptr<SaStages> sa_;  // SA threads, software limiter, links (sa_stages.hpp)
     Firmware fw_;
     std::vector<IoDesc> descs_;
     std::vector<IoDecision> decs_;
@@ -223,13 +164,8 @@ Sim::Sim(const Scenario &sc, const SimOptions &opt) : sc_(sc), opt_(opt)
         backend_mu_ = std::log(sc_.dpu.backend_median_us * 1000.0);
         backend_sigma_ = std::log(sc_.dpu.backend_p99_us / sc_.dpu.backend_median_us) / 2.3263478740408408;
     }
-    threads_.assign(sc_.dpu.threads, Server(qb, sc_.dpu.sa_round_robin));
+    sa_ = std::make_unique<SaStages>(sc_.dpu, qb, *this);
     res_.thread_completed.assign(sc_.dpu.threads, 0);
-    swl_ = Server(qb, sc_.dpu.sa_round_robin);
-    ns_per_swl_byte_ = 1e9 / (sc_.dpu.swlimit_mbps * 1e6);
-    ns_per_eg_byte_ = 8.0 / sc_.dpu.egress_gbps;
-    ns_per_in_byte_ = 8.0 / sc_.dpu.ingress_gbps;
-    cap_per_s_ = capacity_per_s(sc_.dpu);
     program_device();
     init_firmware();
     if (sc_.lsm && !sc_.lsm->tenant.empty())
@@ -356,8 +292,7 @@ std::uint32_t Sim::new_io(std::uint32_t ti)
         io.vq = static_cast<std::uint16_t>(t.queue_base + t.rng.below(t.cfg->queues));
         io.queue = static_cast<std::uint8_t>(io.vq % dev_->params().ingress);
         io.segment = static_cast<std::uint16_t>(t.seg_base + (t.next.offset / w.tr.segment_bytes) % w.segments);
-        const CpuProfile &p = sc_.dpu.cpu[t.cfg->product][io.write ? 1 : 0];
-        io.true_cpu = p.base_ns + static_cast<std::uint32_t>((static_cast<std::uint64_t>(p.per_kib_ns) * io.size) >> 10);
+        io.true_cpu = true_cpu_ns(sc_.dpu, *t.cfg, io.size, io.write);
         res_.tenants[ti].generated++;
         res_.generated++;
         return id;
@@ -379,8 +314,7 @@ std::uint32_t Sim::new_io(std::uint32_t ti)
         seg = w.hot_segments + (cold ? t.rng.below(cold) : 0);
     }
     io.segment = static_cast<std::uint16_t>(t.seg_base + seg);
-    const CpuProfile &p = sc_.dpu.cpu[t.cfg->product][io.write ? 1 : 0];
-    io.true_cpu = p.base_ns + static_cast<std::uint32_t>((static_cast<std::uint64_t>(p.per_kib_ns) * io.size) >> 10);
+    io.true_cpu = true_cpu_ns(sc_.dpu, *t.cfg, io.size, io.write);
     res_.tenants[ti].generated++;
     res_.generated++;
     return id;
@@ -432,71 +366,30 @@ void Sim::offer(std::span<const std::uint32_t> ids)
         io.admit = now_;
         io.egress = dec.egress;
         io.charge = dec.cost.d[BG_DIM_CPU];
-        if (measured(now_)) {
-            admitted_[BG_DIM_CPU] += io.true_cpu;
-            admitted_[BG_DIM_INGRESS] += sc_.dpu.header_bytes + (io.write ? 0 : io.size);
-            admitted_[BG_DIM_EGRESS] += sc_.dpu.header_bytes + (io.write ? io.size : 0);
-            admitted_[BG_DIM_SWLIMIT] += io.size;
-        }
-        threads_[dec.egress].push(io.vq, id);
-        if (!threads_[dec.egress].busy())
-            start_cpu(dec.egress);
+        SaItem it;
+        it.true_cpu = io.true_cpu;
+        it.size = io.size;
+        it.vq = io.vq;
+        it.egress = io.egress;
+        it.write = io.write;
+        sa_->admit(now_, id, it, measured(now_));
     }
-}
-
-void Sim::start_cpu(std::uint32_t thread)
-{
-    Server &s = threads_[thread];
-    s.set_busy(!s.empty());
-    if (s.empty())
-        return;
-    const std::uint32_t id = s.pop();
-    push(now_ + ios_[id].true_cpu, kCpuDone, id);
-}
-
-void Sim::start_swl()
-{
-    swl_.set_busy(!swl_.empty());
-    if (swl_.empty())
-        return;
-    const std::uint32_t id = swl_.pop();
-    push(now_ + static_cast<std::uint64_t>(std::ceil(ios_[id].size * ns_per_swl_byte_)), kSwlDone, id);
-}
-
-void Sim::on_cpu_done(std::uint32_t id)
-{
-    if (measured(now_))
-        served_[BG_DIM_CPU] += ios_[id].true_cpu;
-    start_cpu(ios_[id].egress);
-    swl_.push(ios_[id].vq, id);
-    if (!swl_.busy())
-        start_swl();
 }
 
 void Sim::on_swl_done(std::uint32_t id)
 {
-    start_swl();
+    const std::uint64_t sent = sa_->swl_done(now_, id, measured(now_));
     Io &io = ios_[id];
-    if (measured(now_)) {
-        served_[BG_DIM_SWLIMIT] += io.size;
-        served_[BG_DIM_EGRESS] += sc_.dpu.header_bytes + (io.write ? io.size : 0);
-    }
-    const double start = std::max(static_cast<double>(now_), eg_free_);
-    eg_free_ = start + (sc_.dpu.header_bytes + (io.write ? io.size : 0)) * ns_per_eg_byte_;
     double backend = 0;
     if (backend_mu_ != 0)
         backend = std::exp(backend_mu_ + backend_sigma_ * backend_rng_.normal());
-    const std::uint64_t sent = static_cast<std::uint64_t>(std::ceil(eg_free_));
     io.backend = static_cast<std::uint64_t>(std::llround(backend));
     push(sent + io.backend, kBackendDone, id);
 }
 
 void Sim::on_backend_done(std::uint32_t id)
 {
-    const Io &io = ios_[id];
-    const double start = std::max(static_cast<double>(now_), in_free_);
-    in_free_ = start + (sc_.dpu.header_bytes + (io.write ? 0 : io.size)) * ns_per_in_byte_;
-    push(static_cast<std::uint64_t>(std::ceil(in_free_)), kComplete, id);
+    push(sa_->ingress(now_, id), kComplete, id);
 }
 
 void Sim::on_complete(std::uint32_t id)
@@ -515,8 +408,7 @@ void Sim::on_complete(std::uint32_t id)
     c.sa_delay_ns = sa > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(sa);
     dev_->complete(std::span<const IoCompletion>(&c, 1));
     const std::uint64_t lat = now_ - io.arrival;
-    if (measured(now_))
-        served_[BG_DIM_INGRESS] += sc_.dpu.header_bytes + (io.write ? 0 : io.size);
+    sa_->complete(id, measured(now_));
     TenantResult &tr = res_.tenants[io.tenant];
     TenantRt &t = trt_[io.tenant];
     tr.finished++;
@@ -626,8 +518,7 @@ bool Sim::lsm_step()
         io.vq = static_cast<std::uint16_t>(tr.queue_base + x.cookie % tr.cfg->queues);
         io.queue = static_cast<std::uint8_t>(io.vq % dev_->params().ingress);
         io.segment = static_cast<std::uint16_t>(tr.seg_base + (x.offset / sc_.lsm->segment_bytes) % sc_.lsm->segments);
-        const CpuProfile &p = sc_.dpu.cpu[tr.cfg->product][io.write ? 1 : 0];
-        io.true_cpu = p.base_ns + static_cast<std::uint32_t>((static_cast<std::uint64_t>(p.per_kib_ns) * io.size) >> 10);
+        io.true_cpu = true_cpu_ns(sc_.dpu, *tr.cfg, io.size, io.write);
         io.lsm = x.cookie + 1;
         res_.tenants[ti].generated++;
         res_.generated++;
@@ -698,7 +589,7 @@ SimResult Sim::run()
                 push(next, kArrival, id);
             break;
         }
-        case kCpuDone: on_cpu_done(id); break;
+        case kCpuDone: sa_->cpu_done(now_, id, measured(now_)); break;
         case kSwlDone: on_swl_done(id); break;
         case kBackendDone: on_backend_done(id); break;
         case kComplete: on_complete(id); break;
@@ -718,12 +609,8 @@ SimResult Sim::run()
     res_.cpu_s = static_cast<double>(std::clock() - cpu0) / CLOCKS_PER_SEC;
     res_.events = events_;
     res_.deferred_pending = deferred_.size();
-    res_.in_flight = res_.generated - res_.finished - res_.deferred_pending;
     const double period = static_cast<double>(sc_.duration_ns - sc_.warmup_ns) / 1e9;
-    for (unsigned d = 0; d < 4; d++) {
-        res_.utilization[d] = served_[d] / (cap_per_s_[d] * period);
-        res_.admitted_load[d] = admitted_[d] / (cap_per_s_[d] * period);
-    }
+    sa_->account(res_, period);
     for (TenantResult &t : res_.tenants) {
         t.iops = static_cast<double>(t.completed) / period;
         t.mbps = static_cast<double>(t.bytes) / period / 1e6;

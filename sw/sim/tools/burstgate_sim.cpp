@@ -12,17 +12,19 @@
 #include <string>
 
 #include "args.hpp"
+#include "burstgate/sim/profile.hpp"
 #include "burstgate/sim/simulator.hpp"
 
 namespace {
 
 const char kUsage[] =
     "usage: burstgate-sim SCENARIO.yaml [--engine model|verilator|xrt] [--scheduler NAME]\n"
-    "                     [--out REPORT.json] [--csv SERIES.csv] [--seed N] [--quiet]\n"
+    "                     [--out REPORT.json] [--csv SERIES.csv] [--seed N] [--profile HOST.yaml] [--quiet]\n"
     "  Simulate the scenario (format: scenarios/example.yaml, docs/simulator.md) and write the JSON\n"
     "  report to --out (default: stdout). --scheduler (bios | wild | base | dualbucket) and\n"
     "  --seed override the file. --csv writes a per-window time series per tenant. Progress\n"
-    "  goes to stderr when it is a terminal, unless --quiet.\n";
+    "  goes to stderr when it is a terminal, unless --quiet. --profile puts a host profile\n"
+    "  (make calibrate) in place of the scenario's SA threads, CPU costs and software limit.\n";
 
 using bg::cli::UsageError;
 
@@ -30,7 +32,7 @@ using bg::cli::UsageError;
 
 int main(int argc, char **argv)
 {
-    std::string scenario, out, csv;
+    std::string scenario, out, csv, profile;
     bg::sim::SimOptions opt;
     bool quiet = false;
     try {
@@ -54,6 +56,8 @@ int main(int argc, char **argv)
                 csv = args.value();
             } else if (flag == "--seed") {
                 opt.seed = args.integer(0, UINT32_MAX);
+            } else if (flag == "--profile") {
+                profile = args.value();
             } else if (flag == "--quiet" || flag == "-q") {
                 quiet = true;
             } else if (args.is_option()) {
@@ -72,7 +76,9 @@ int main(int argc, char **argv)
     }
 
     try {
-        const bg::sim::Scenario sc = bg::sim::load_scenario(scenario);
+        bg::sim::Scenario sc = bg::sim::load_scenario(scenario);
+        if (!profile.empty())
+            bg::sim::apply_profile(sc, profile);
         // Outputs are opened before the run, so a bad path fails now and not after it.
         std::ofstream out_file;
         if (!out.empty()) {

@@ -71,6 +71,8 @@ struct SimResult {
     // let in (above 1 when admission overcommits the SA, e.g. with estimate_error > 1).
     std::array<double, 4> utilization{}, admitted_load{};
     std::uint64_t events = 0, windows = 0;
+    // The gateway only (real clock): windows its loop had to skip because the host fell behind.
+    std::optional<std::uint64_t> window_overruns;
     std::uint64_t generated = 0, finished = 0, in_flight = 0, deferred_pending = 0;
     std::uint64_t bad_completions = 0;  // CTRL.BAD_COMPLETIONS: must be 0
     std::vector<std::uint64_t> thread_completed;  // measured period: I/Os completed per SA thread

@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""burstgate-gateway beside qemu-storage-daemon's throttle groups, one run (make compare-qemu).
+
+The victim/neighbour workload of issue 18: the victim reads 4 KiB at random at iodepth 1,
+limited by fio to --victim-iops (default 3000, within its 4000 IOPS base, so its demand is
+well defined); the neighbour reads 128 KiB at random at iodepth 64, bursting. Both servers
+serve the same prefilled image files (QEMU does not throttle reads of unallocated blocks):
+
+* burstgate-gateway, scheduler bios, scenarios/compare_qemu.yaml with the host profile
+  (--profile, make calibrate) in place of its DPU;
+* qemu-storage-daemon (Debian), each export behind a throttle group set from the same scenario:
+  base IOPS and MB/s as the rates (iops-total, bps-total), burst as QEMU's own burst maximum
+  (iops-total-max, bps-total-max) for iops/bps-total-max-length = the run's length.
+
+Then the second case: 56 connections over four tenants (scenarios/compare_qemu_56.yaml, 8 / 24 /
+12 / 12 connections for 20000 / 5000 / 2000 / 1000 base IOPS), fio randrw 4-128 KiB, on both.
+
+Prints two markdown tables (victim IOPS, mean and P99 completion latency, neighbour MB/s; per
+tenant IOPS and MB/s) and writes --json. Exit status 2 on a missing tool or a server that does not start.
+
+Usage: compare_qemu.py --profile HOST.yaml [--build build/cmake] [--seconds 15] [--victim-iops 3000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import shutil
+import subprocess
+import tempfile
+
+import yaml
+
+from gwbench import ROOT, Server, die, gateway_binary
+
+SCENARIO = ROOT / "scenarios" / "compare_qemu.yaml"
+SCENARIO56 = ROOT / "scenarios" / "compare_qemu_56.yaml"
+CONNS56 = {"t20k": 8, "t5k": 24, "t2k": 12, "t1k": 12}
+IMAGE_BYTES = 256 << 20
+
+
+def run_pair(uri_v: str, uri_n: str, seconds: float, victim_iops: int, tmp: pathlib.Path, tag: str) -> dict:
+    out = tmp / f"{tag}.json"
+    cmd = ["fio", "--ioengine=nbd", "--output-format=json", f"--output={out}", "--time_based",
+           f"--runtime={seconds}", "--size=256m", "--randrepeat=0",
+           "--name=victim", f"--uri={uri_v}", "--rw=randread", "--bs=4k", "--iodepth=1", f"--rate_iops={victim_iops}",
+           "--name=bursty", f"--uri={uri_n}", "--rw=randread", "--bs=128k", "--iodepth=64"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 120)
+    if p.returncode != 0:
+        die("compare_qemu", f"fio failed: {p.stderr.strip()}")
+    by = {j["jobname"]: j["read"] for j in json.loads(out.read_text())["jobs"]}
+    v, n = by["victim"], by["bursty"]
+    return {"victim_iops": v["iops"], "victim_mean_us": v["clat_ns"]["mean"] / 1e3,
+            "victim_p99_us": v["clat_ns"]["percentile"]["99.000000"] / 1e3, "bursty_mbps": n["bw_bytes"] / 1e6}
+
+
+def run_56(server, seconds: float, tmp: pathlib.Path, tag: str) -> dict:
+    """56 connections over four tenants, randrw 4-128 KiB, iodepth 2 each; per-tenant IOPS, MB/s."""
+    out = tmp / f"{tag}.json"
+    cmd = ["fio", "--ioengine=nbd", "--output-format=json", f"--output={out}", "--time_based",
+           f"--runtime={seconds}", "--size=256m", "--randrepeat=0", "--group_reporting"]
+    for name, n in CONNS56.items():
+        cmd += [f"--name={name}", f"--uri={server.uri(name)}", "--rw=randrw", "--rwmixread=50",
+                "--bssplit=4k/40:16k/30:64k/20:128k/10", "--iodepth=2", f"--numjobs={n}", "--new_group"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 180)
+    if p.returncode != 0:
+        die("compare_qemu", f"fio failed: {p.stderr.strip()}")
+    res = {}
+    for j in json.loads(out.read_text())["jobs"]:
+        r, w = j["read"], j["write"]
+        res[j["jobname"]] = {"iops": r["iops"] + w["iops"], "mbps": (r["bw_bytes"] + w["bw_bytes"]) / 1e6}
+    return res
+
+
+def qemu_cmd(sc: dict, images: pathlib.Path, sock: str, seconds: float) -> list[str]:
+    cmd = ["qemu-storage-daemon", "--nbd-server", f"addr.type=unix,addr.path={sock}"]
+    for t in sc["tenants"]:
+        name, base, burst = t["name"], t["base"], t["burst"]
+        tg = [f"throttle-group,id=tg-{name}", f"x-iops-total={int(base['iops'])}",
+              f"x-bps-total={int(base['mbps'] * 1e6)}"]
+        if burst["iops"] > base["iops"]:
+            tg += [f"x-iops-total-max={int(burst['iops'])}", f"x-iops-total-max-length={int(seconds)}"]
+        if burst["mbps"] > base["mbps"]:
+            tg += [f"x-bps-total-max={int(burst['mbps'] * 1e6)}", f"x-bps-total-max-length={int(seconds)}"]
+        cmd += ["--blockdev", f"driver=file,node-name=f-{name},filename={images / (name + '.img')}",
+                "--object", ",".join(tg),
+                "--blockdev", f"driver=throttle,node-name={name},throttle-group=tg-{name},file=f-{name}",
+                "--export", f"type=nbd,id=ex-{name},node-name={name},name={name},writable=on"]
+    return cmd
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--profile", required=True, help="host profile (make calibrate)")
+    ap.add_argument("--build", default="build/cmake")
+    ap.add_argument("--seconds", type=float, default=15)
+    ap.add_argument("--victim-iops", type=int, default=3000)
+    ap.add_argument("--json")
+    a = ap.parse_args()
+    gw = gateway_binary(a.build)
+    for tool, ok in (("burstgate-gateway (make cpp)", gw.exists()), ("fio", shutil.which("fio")),
+                     ("qemu-storage-daemon (scripts/deb-deps.sh)", shutil.which("qemu-storage-daemon"))):
+        if not ok:
+            die("compare_qemu", f"{tool} not found")
+    sc = yaml.safe_load(SCENARIO.read_text())
+    res = {}
+    with tempfile.TemporaryDirectory(prefix="bg-cmpqemu-") as d:
+        tmp = pathlib.Path(d)
+        images = tmp / "images"
+        images.mkdir()
+        for t in sc["tenants"]:  # prefilled: every block allocated and non-zero
+            with open(images / f"{t['name']}.img", "wb") as f:
+                chunk = bytes(range(256)) * 4096
+                for _ in range(IMAGE_BYTES // len(chunk)):
+                    f.write(chunk)
+        sock = str(tmp / "bg.sock")
+        try:
+            s = Server("burstgate-gateway", [str(gw), "--config", str(SCENARIO), "--profile", a.profile, "--unix", sock,
+                                             "--data-dir", str(images), "--export-size", str(IMAGE_BYTES),
+                                             "--realtime", "--scheduler", "bios", "--out", str(tmp / "bg.json")],
+                       sock, "victim", tmp, report=tmp / "bg.json")
+        except RuntimeError as e:
+            die("compare_qemu", str(e))
+        res["burstgate bios"] = run_pair(s.uri("victim"), s.uri("bursty"), a.seconds, a.victim_iops, tmp, "bg")
+        rep = s.stop()
+        res["burstgate bios"]["window_overruns"] = rep.get("window_overruns") if rep else None
+        qsock = str(tmp / "qemu.sock")
+        try:
+            q = Server("qemu-storage-daemon", qemu_cmd(sc, images, qsock, a.seconds), qsock, "victim", tmp)
+        except RuntimeError as e:
+            die("compare_qemu", str(e))
+        res["qemu-storage-daemon, throttle groups"] = run_pair(q.uri("victim"), q.uri("bursty"), a.seconds,
+                                                               a.victim_iops, tmp, "qemu")
+        q.stop()
+        # The second case: 56 connections over four tenants.
+        sc56 = yaml.safe_load(SCENARIO56.read_text())
+        for t in sc56["tenants"]:
+            with open(images / f"{t['name']}.img", "wb") as f:
+                chunk = bytes(range(256)) * 4096
+                for _ in range(IMAGE_BYTES // len(chunk)):
+                    f.write(chunk)
+        sock56 = str(tmp / "bg56.sock")
+        try:
+            s = Server("burstgate-gateway 56", [str(gw), "--config", str(SCENARIO56), "--profile", a.profile, "--unix",
+                                                sock56, "--data-dir", str(images), "--export-size", str(IMAGE_BYTES),
+                                                "--realtime", "--scheduler", "bios", "--out", str(tmp / "bg56.json"),
+                                                # up to 24 connections of one tenant, all 56 connecting at once
+                                                "--max-conns", "64", "--handshake-slots", "64"],
+                       sock56, "t20k", tmp, report=tmp / "bg56.json")
+        except RuntimeError as e:
+            die("compare_qemu", str(e))
+        case56 = {"burstgate bios": run_56(s, a.seconds, tmp, "bg56")}
+        rep = s.stop()
+        case56["burstgate bios"]["window_overruns"] = rep.get("window_overruns") if rep else None
+        qsock56 = str(tmp / "qemu56.sock")
+        try:
+            q = Server("qemu-storage-daemon 56", qemu_cmd(sc56, images, qsock56, a.seconds), qsock56, "t20k", tmp)
+        except RuntimeError as e:
+            die("compare_qemu", str(e))
+        case56["qemu-storage-daemon, throttle groups"] = run_56(q, a.seconds, tmp, "qemu56")
+        q.stop()
+        res["56 connections"] = case56
+    print(f"victim demand {a.victim_iops} IOPS (4 KiB randread, iodepth 1); neighbour 128 KiB randread iodepth 64; "
+          f"{a.seconds:g} s each\n")
+    print("| | victim IOPS | victim mean | victim P99 | neighbour MB/s |")
+    print("|---|---|---|---|---|")
+    for name, r in res.items():
+        if name == "56 connections":
+            continue
+        print(f"| {name} | {r['victim_iops']:.0f} | {r['victim_mean_us']:.0f} µs | {r['victim_p99_us']:.0f} µs | "
+              f"{r['bursty_mbps']:.0f} |")
+    c56 = res["56 connections"]
+    print("\n56 connections (" + ", ".join(f"{k}: {n}" for k, n in CONNS56.items()) +
+          "), randrw 50 %, 4k/40:16k/30:64k/20:128k/10, iodepth 2 each: IOPS (MB/s)\n")
+    base = {t["name"]: t["base"] for t in yaml.safe_load(SCENARIO56.read_text())["tenants"]}
+    print("| | " + " | ".join(f"{k} (base {base[k]['iops']} IOPS / {base[k]['mbps']} MB/s)" for k in CONNS56) +
+          " | total |")
+    print("|---|" + "---|" * (len(CONNS56) + 1))
+    for name, r in c56.items():
+        tot = sum(r[k]["iops"] for k in CONNS56)
+        print(f"| {name} | " + " | ".join(f"{r[k]['iops']:.0f} ({r[k]['mbps']:.1f})" for k in CONNS56) +
+              f" | {tot:.0f} |")
+    if a.json:
+        pathlib.Path(a.json).write_text(json.dumps(res, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

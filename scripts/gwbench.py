@@ -1,0 +1,89 @@
+"""Shared pieces of the gateway benchmarks (gateway_overhead.py, calibrate_gateway.py): start a
+server on a Unix socket, run Debian's fio with --ioengine=nbd against it, read the result."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def die(tool: str, msg: str) -> None:
+    print(f"{tool}: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def gateway_binary(build: str) -> pathlib.Path:
+    b = pathlib.Path(build)
+    if not b.is_absolute():
+        b = ROOT / b
+    return b / "sw" / "gateway" / "burstgate-gateway"
+
+
+def fio(uri: str, rw: str, bs: str, iodepth: int, seconds: float, numjobs: int = 1, size: str = "256m") -> dict:
+    """One time-based fio run; {iops, mbps, lat_mean_us, lat_p99_us} over all its jobs."""
+    cmd = ["fio", "--name=bench", "--ioengine=nbd", f"--uri={uri}", f"--rw={rw}", f"--bs={bs}",
+           f"--iodepth={iodepth}", f"--size={size}", "--time_based", f"--runtime={seconds}",
+           f"--numjobs={numjobs}", "--group_reporting", "--output-format=json", "--randrepeat=0"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 120)
+    if p.returncode != 0:
+        raise RuntimeError(f"fio failed ({' '.join(cmd)}): {p.stderr.strip()}")
+    job = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]
+    side = job["read"] if "read" in rw else job["write"]
+    return {"iops": side["iops"], "mbps": side["bw_bytes"] / 1e6, "lat_mean_us": side["clat_ns"]["mean"] / 1e3,
+            "lat_p99_us": side["clat_ns"]["percentile"]["99.000000"] / 1e3}
+
+
+class Server:
+    """A server process listening on `sock`; stop() ends it with SIGINT."""
+
+    def __init__(self, name: str, cmd: list[str], sock: str, export: str, tmp: pathlib.Path, report=None,
+                 control=None):
+        self.name, self.sock, self.export, self.report, self.control = name, sock, export, report, control
+        self.log = tmp / f"{name.replace(' ', '_').replace('/', '_')}.log"
+        self._log = open(self.log, "w")
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=self._log)
+        deadline = time.monotonic() + 20
+        while True:
+            if os.path.exists(sock):
+                try:
+                    with socket.socket(socket.AF_UNIX) as s:
+                        s.connect(sock)
+                    break
+                except OSError:
+                    pass
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self._log.close()
+                raise RuntimeError(f"{name} did not start: {self.log.read_text()}")
+            time.sleep(0.05)
+
+    def uri(self, export: str | None = None) -> str:
+        return f"nbd+unix:///{self.export if export is None else export}?socket={self.sock}"
+
+    def live(self) -> dict:
+        """burstgate-gateway's live JSON (its control socket)."""
+        with socket.socket(socket.AF_UNIX) as c:
+            c.connect(self.control)
+            data = b""
+            while chunk := c.recv(65536):
+                data += chunk
+        return json.loads(data)
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self._log.close()
+        if self.report is not None and self.report.exists():
+            return json.loads(self.report.read_text())
+        return None

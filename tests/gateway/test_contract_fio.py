@@ -1,0 +1,77 @@
+"""Tenants' contracts through the gateway, measured by real clients (Debian's fio, nbd engine).
+
+BurstCBS §5.2's first requirement: a tenant gets its base provisioning "no matter how other
+co-located tenants behave". Here every tenant asks for more than its base (closed loop, no
+think time), so each must receive min(base IOPS, base MB/s / size):
+
+* a victim alone (contracts.yaml's `large`: 4000 IOPS bought at 4 KiB, 4 KiB random reads,
+  iodepth 1, nobody else connected) gets at least 95 % of its 4000 IOPS and at most its burst.
+  Catches provisioning turned into too small a grant for the I/Os the tenant really sends (issue
+  18 measured 2950), a grant lost when the client's round trip straddles a window (no carry:
+  two_tenants.yaml, which turns it off for the headline, gave 3753), deferred requests re-offered
+  late, a window loop that falls behind, pacing that holds requests longer than the stages say.
+* four tenants (contracts.yaml) with 16, 4, 1 and 4 connections provisioned 1000, 2000, 4000
+  IOPS and 40 MB/s of 128 KiB I/Os: each gets at least 95 % of its own entitlement and the
+  4 KiB ones at most their burst, so IOPS follow provisioning, not connection counts. Catches
+  a scheduler or SA round robin that shares by queue (issue 18 measured 1:4:2:2 by queues), a
+  per-connection instead of per-tenant contract, a 128 KiB tenant charged the 4 KiB price.
+"""
+
+import pathlib
+
+from .gateway import Gateway
+from .test_fio import run_fio
+
+SECONDS = 4
+CONTRACTS = pathlib.Path(__file__).resolve().parent / "contracts.yaml"
+
+
+def iops(rep):
+    """Per fio job name: read IOPS (jobs are grouped by name with group_reporting off)."""
+    out = {}
+    for j in rep["jobs"]:
+        out[j["jobname"]] = out.get(j["jobname"], 0.0) + j["read"]["iops"]
+    return out
+
+
+def test_victim_alone_gets_its_base(tmp_path):
+    gw = Gateway(tmp_path, "--realtime", scenario=CONTRACTS, export_size="256m")
+    try:
+        rep = run_fio(tmp_path, "alone", ["--name=large", f"--uri={gw.uri('large')}", "--rw=randread", "--bs=4k",
+                                          "--iodepth=1", "--size=256m"], runtime=SECONDS)
+    finally:
+        report = gw.stop()
+    got = iops(rep)["large"]
+    victim = next(t for t in report["tenants"] if t["name"] == "large")
+    print(f"\nvictim alone: {got:.0f} IOPS of 4000 provisioned; window overruns {report.get('window_overruns')}")
+    assert got >= 0.95 * 4000, victim
+    assert got <= 1.02 * 4000  # base = burst: never more than bought
+
+
+def test_iops_follow_provisioning_not_connections(tmp_path):
+    scenario = CONTRACTS
+    # fio's 25 jobs connect at once: the handshake pool (16 by default) is raised so that none of
+    # them is evicted as a handshake flood would be.
+    gw = Gateway(tmp_path, "--realtime", "--handshake-slots", "32", scenario=scenario, export_size="256m")
+    conns = {"small": 16, "medium": 4, "large": 1, "stream": 4}
+    jobs = []
+    for name, n in conns.items():
+        bs = "128k" if name == "stream" else "4k"
+        jobs.append([f"--name={name}", f"--uri={gw.uri(name)}", "--rw=randread", f"--bs={bs}", "--iodepth=2",
+                     f"--numjobs={n}", "--size=256m"])
+    try:
+        rep = run_fio(tmp_path, "many", *jobs, runtime=SECONDS)
+        live = gw.live()
+    finally:
+        report = gw.stop()
+    got = iops(rep)
+    entitled = {"small": 1000, "medium": 2000, "large": 4000, "stream": 40e6 / (128 << 10)}
+    print("\n" + "  ".join(f"{k}: {got[k]:.0f}/{entitled[k]:.0f}" for k in entitled) +
+          f"  window overruns {live['window_overruns']} of {live['windows']}")
+    for name, want in entitled.items():
+        assert got[name] >= 0.95 * want, (name, got, report["tenants"])
+        assert got[name] <= 1.05 * want, (name, got)  # base = burst
+    # Every request was admitted and completed on one of the 2 SA threads the report names, as
+    # burstgate-sim reports it (catches a report that leaves threads_completed empty).
+    threads = report["threads_completed"]
+    assert len(threads) == 2 and sum(threads) == sum(t["completed"] for t in report["tenants"]), threads
