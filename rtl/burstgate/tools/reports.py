@@ -50,23 +50,22 @@ def output_folder(path):
     return out
 
 
-def positive_number(text):
-    """argparse type: a finite number above zero."""
+def _finite(text, above_zero):
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a finite number above 0, got {text!r}")
+    if not math.isfinite(value) or value < 0 or (above_zero and value == 0):
+        bound = "above 0" if above_zero else "at or above 0"
+        raise argparse.ArgumentTypeError(f"expected a finite number {bound}, got {text!r}")
     return value
+
+
+def positive_number(text):
+    """argparse type: a finite number above zero."""
+    return _finite(text, above_zero=True)
 
 
 def non_negative_number(text):
     """argparse type: a finite number at or above zero."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"expected a finite number at or above 0, got {text!r}")
-    return value
+    return _finite(text, above_zero=False)
