@@ -4,7 +4,6 @@
     burstgate rtl --out build/rtl --tenants 1024 --ingress 16 --egress 16 bg_core
 """
 
-import argparse
 import pathlib
 import sys
 
@@ -94,14 +93,8 @@ def run(args):
 
 def main(argv=None):
     """``python -m burstgate.cli``: the same as ``burstgate rtl``."""
-    parser = argparse.ArgumentParser(prog="burstgate rtl", description="write the gateware's Verilog")
-    add_arguments(parser)
-    args = parser.parse_args(argv)
-    try:
-        return run(args)
-    except InputError as exc:
-        print(f"burstgate rtl: {exc}", file=sys.stderr)
-        return 2
+    from .command import main as burstgate
+    return burstgate(["rtl", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":

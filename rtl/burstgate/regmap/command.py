@@ -3,7 +3,6 @@
 ``python -m burstgate.regmap`` is the same command.
 """
 
-import argparse
 import pathlib
 import sys
 
@@ -63,11 +62,6 @@ def run(args):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="burstgate regs", description=__doc__.splitlines()[0])
-    add_arguments(parser)
-    args = parser.parse_args(argv)
-    try:
-        return run(args)
-    except InputError as exc:
-        print(f"burstgate regs: {exc}", file=sys.stderr)
-        return 2
+    """``python -m burstgate.regmap``: the same as ``burstgate regs``."""
+    from ..command import main as burstgate
+    return burstgate(["regs", *(sys.argv[1:] if argv is None else argv)])
