@@ -15,8 +15,9 @@ import dataclasses
 import os
 import pathlib
 import shutil
-import subprocess
 import sys
+
+from .tools.reports import InputError
 
 __all__ = ["main", "SUBCOMMANDS", "find_program"]
 
@@ -140,16 +141,10 @@ def main(argv=None):
             return result
         for line in result or ():
             print(line)
-    except module.InputError as exc:
+    except InputError as exc:
         print(f"burstgate {sc.name}: {exc}", file=sys.stderr)
         return 2
     return 0
-
-
-def run_program(name, *args, **kwargs):
-    """Run the C++ program of subcommand ``name`` (tests and scripts): ``subprocess.run``'s result."""
-    sc = next(s for s in SUBCOMMANDS if s.name == name)
-    return subprocess.run([str(find_program(sc.program)), *sc.program.lead, *map(str, args)], **kwargs)
 
 
 if __name__ == "__main__":

@@ -126,6 +126,20 @@ TEST(BiosInit, ReservedPoolIsTwoLargestBasesPerDimension)
     }
 }
 
+// Lines 9-11 for the five tenants of the first-round tests: each gets its first-round allocation
+// plus its demand's share of `unused` (demands sum to 9100), at most one unit above the exact
+// share and never above its 4000 burst.
+void expect_second_round(const Bench &s, const std::uint32_t (&first)[5], const std::uint32_t (&dem)[5],
+                         std::uint32_t unused)
+{
+    for (int i = 0; i < 5; i++) {
+        const std::uint64_t exact = std::uint64_t{dem[i]} * unused / 9100;
+        const std::uint64_t want = std::min<std::uint64_t>(first[i] + exact, 4000);
+        EXPECT_GE(s.t[i].alloc.d[0], want) << i;
+        EXPECT_LE(s.t[i].alloc.d[0], std::min<std::uint64_t>(want + 1, 4000)) << i;
+    }
+}
+
 // Lines 4-7 as printed: burst and throttled tenants get base; everyone else, the spilled and
 // the busy ones included, gets alloc_hist * alpha. Catches the usage clamp or the spill test
 // leaking into the default, and line 8 not subtracting the base path's allocations.
@@ -141,12 +155,7 @@ TEST(BiosSchedule, FirstRoundPathsAsPrinted)
     const std::uint32_t unused = 100000 - (1000 + 4 * 500);
     const std::uint32_t first[5] = {1000, 500, 500, 500, 500};
     const std::uint32_t dem[5] = {7000, 1000, 300, 800, 0};
-    for (int i = 0; i < 5; i++) {
-        const std::uint64_t exact = std::uint64_t{dem[i]} * unused / 9100;
-        const std::uint64_t want = std::min<std::uint64_t>(first[i] + exact, 4000);
-        EXPECT_GE(s.t[i].alloc.d[0], want) << i;
-        EXPECT_LE(s.t[i].alloc.d[0], std::min<std::uint64_t>(want + 1, 4000)) << i;
-    }
+    expect_second_round(s, first, dem, unused);
     EXPECT_EQ(s.t[4].alloc.d[0], 500u);
     for (unsigned d = 0; d < BG_COST_DIMS; d++)
         EXPECT_EQ(s.granted(d), 100000u);
@@ -171,12 +180,7 @@ TEST(BiosSchedule, FirstRoundPathsWithTheVariations)
     const std::uint32_t unused = 96200;
     const std::uint32_t first[5] = {1000, 1000, 500, 800, 500};
     const std::uint32_t dem[5] = {7000, 1000, 300, 800, 0};
-    for (int i = 0; i < 5; i++) {
-        const std::uint64_t exact = std::uint64_t{dem[i]} * unused / 9100;
-        const std::uint64_t want = std::min<std::uint64_t>(first[i] + exact, 4000);
-        EXPECT_GE(s.t[i].alloc.d[0], want) << i;
-        EXPECT_LE(s.t[i].alloc.d[0], std::min<std::uint64_t>(want + 1, 4000)) << i;
-    }
+    expect_second_round(s, first, dem, unused);
     EXPECT_EQ(s.t[4].alloc.d[0], 500u);  // idle: halves, no share
     EXPECT_EQ(s.t[4].status, BG_BIOS_NORMAL);
     EXPECT_EQ(s.t[0].status, BG_BIOS_BURST);

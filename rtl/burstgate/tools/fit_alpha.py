@@ -17,37 +17,28 @@ alpha = sum(w x) / sum(x^2), w in us and rates in Mb/s, the units dualbucket.alp
     burstgate fit-alpha RUN1.csv RUN2.csv ... --mu-mbps 24000 [--warmup-ms 100]
 """
 
-import csv
-import io
 import math
 import pathlib
 
-from burstgate.tools.reports import InputError, non_negative_number, positive_number, read_text
+from burstgate.tools.reports import InputError, csv_rows, non_negative_number, positive_number
 
 NEED = ("t_ms", "tenant", "mbps", "sa_p95_us", "sa_n")
 
 
 def load_point(path, warmup_ms, min_samples):
     """(lambda Mb/s, mean per-window P95 SA delay us, windows used) of one run's CSV."""
-    reader = csv.DictReader(io.StringIO(read_text(path), newline=""))
-    try:
-        missing = [c for c in NEED if c not in (reader.fieldnames or [])]
-        if missing:
-            raise InputError(f"{path}:1: not a burstgate-sim series with SA delay (missing column(s) "
-                             f"{', '.join(missing)}; run a dualbucket or cost_adjust scenario with --csv)")
-        windows = {}  # t_ms -> [sum of mbps, p95 us or None, samples]
-        for line, row in enumerate(reader, start=2):
-            try:
-                t = float(row["t_ms"])
-                w = windows.setdefault(t, [0.0, None, 0])
-                w[0] += float(row["mbps"])
-                if row["sa_n"] != "":
-                    w[2] = int(row["sa_n"])
-                    w[1] = float(row["sa_p95_us"]) if row["sa_p95_us"] != "" else None
-            except (ValueError, TypeError) as exc:
-                raise InputError(f"{path}:{line}: {exc if not isinstance(exc, TypeError) else 'missing field'}") from exc
-    except csv.Error as exc:
-        raise InputError(f"{path}:{reader.line_num}: {exc}") from exc
+    windows = {}  # t_ms -> [sum of mbps, p95 us or None, samples]
+    what = "a burstgate-sim series with SA delay (from a dualbucket or cost_adjust run with --csv)"
+    for line, row in csv_rows(path, NEED, what):
+        try:
+            t = float(row["t_ms"])
+            w = windows.setdefault(t, [0.0, None, 0])
+            w[0] += float(row["mbps"])
+            if row["sa_n"] != "":
+                w[2] = int(row["sa_n"])
+                w[1] = float(row["sa_p95_us"]) if row["sa_p95_us"] != "" else None
+        except (ValueError, TypeError) as exc:
+            raise InputError(f"{path}:{line}: {exc if not isinstance(exc, TypeError) else 'missing field'}") from exc
     used = [(mbps, p95) for t, (mbps, p95, n) in windows.items()
             if t > warmup_ms and p95 is not None and n >= min_samples]
     if not used:

@@ -6,7 +6,7 @@ Several reports (e.g. one scenario under wild and bios) go on the same CDF axes,
 per report, so schedulers compare at a glance.
 """
 
-import csv
+import math
 import pathlib
 
 import matplotlib
@@ -15,10 +15,8 @@ matplotlib.use("Agg")  # files only; no display needed
 import matplotlib.ticker  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 
-import io  # noqa: E402
-import math  # noqa: E402
 
-from burstgate.tools.reports import InputError, load_report, output_folder, read_text  # noqa: E402
+from burstgate.tools.reports import InputError, csv_rows, load_report, output_folder  # noqa: E402
 
 
 def ccdf(hist):
@@ -93,22 +91,15 @@ NEED = ("t_ms", "tenant", "iops", "mbps", "alloc_cpu_ns", "alloc_swlimit_B", "de
 
 def load_series(path):
     """{tenant: {column: [values]}} of a burstgate-sim --csv series; a blank cell is NaN."""
-    reader = csv.DictReader(io.StringIO(read_text(path), newline=""))
-    try:
-        missing = [c for c in NEED if c not in (reader.fieldnames or [])]
-        if missing:
-            raise InputError(f"{path}:1: not a burstgate-sim series (missing column(s) {', '.join(missing)})")
-        series = {}
-        for line, row in enumerate(reader, start=2):
-            s = series.setdefault(row["tenant"], {k: [] for k in NEED if k != "tenant"})
-            for k in s:
-                cell = row[k]
-                try:
-                    s[k].append(math.nan if cell in ("", None) else float(cell))
-                except ValueError as exc:
-                    raise InputError(f"{path}:{line}: {k}: {exc}") from exc
-    except csv.Error as exc:
-        raise InputError(f"{path}:{reader.line_num}: {exc}") from exc
+    series = {}
+    for line, row in csv_rows(path, NEED, "a burstgate-sim series"):
+        s = series.setdefault(row["tenant"], {k: [] for k in NEED if k != "tenant"})
+        for k in s:
+            cell = row[k]
+            try:
+                s[k].append(math.nan if cell in ("", None) else float(cell))
+            except ValueError as exc:
+                raise InputError(f"{path}:{line}: {k}: {exc}") from exc
     if not series:
         raise InputError(f"{path}: no rows")
     return series

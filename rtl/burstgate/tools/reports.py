@@ -2,6 +2,8 @@
 (kept apart from plot.py so the commands that draw nothing do not import matplotlib)."""
 
 import argparse
+import csv
+import io
 import json
 import math
 import pathlib
@@ -19,6 +21,21 @@ def read_text(path):
         raise InputError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from exc
     except OSError as exc:
         raise InputError(f"{path}: {exc.strerror or exc}") from exc
+
+
+def csv_rows(path, need, what):
+    """(line, row) of a CSV file whose header has every column of ``need``; a missing column, a
+    malformed line or a non-UTF-8 file raises InputError naming the file and line. ``what`` names
+    what the file should be, for the missing-column message."""
+    reader = csv.DictReader(io.StringIO(read_text(path), newline=""))
+    try:
+        missing = [c for c in need if c not in (reader.fieldnames or [])]
+        if missing:
+            raise InputError(f"{path}:1: not {what} (missing column(s) {', '.join(missing)})")
+        for line, row in enumerate(reader, start=2):
+            yield line, row
+    except csv.Error as exc:
+        raise InputError(f"{path}:{reader.line_num}: {exc}") from exc
 
 
 def load_report(path):
