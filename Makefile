@@ -89,7 +89,7 @@ gateway-overhead: cpp ## burstgate-gateway beside nbdkit's memory plugin, 4 KiB 
 
 .PHONY: calibrate
 calibrate: cpp ## measure this host through the gateway (fio nbd, unpaced) and write its profile: $(BUILD)/host_profile.yaml (PROFILE=)
-	$(PY) scripts/calibrate_gateway.py --build $(CMAKE_BUILD) --out $(or $(PROFILE),$(BUILD)/host_profile.yaml)
+	$(VENV)/bin/burstgate calibrate --out $(or $(PROFILE),$(BUILD)/host_profile.yaml)
 
 .PHONY: calibrate-check
 calibrate-check: cpp ## calibrate, then burstgate-sim on the profile must predict the paced gateway's max 4k/64k IOPS within 15 %

@@ -32,7 +32,7 @@ import tempfile
 
 import yaml
 
-from gwbench import ROOT, Server, die, gateway_binary
+from burstgate.tools.gwbench import ROOT, Server, die, gateway_binary
 
 SCENARIO = ROOT / "scenarios" / "compare_qemu.yaml"
 SCENARIO56 = ROOT / "scenarios" / "compare_qemu_56.yaml"

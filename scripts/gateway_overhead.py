@@ -27,9 +27,9 @@ import shutil
 import sys
 import tempfile
 
-from gwbench import ROOT, Server, gateway_binary
-from gwbench import die as _die
-from gwbench import fio as _fio
+from burstgate.tools.gwbench import ROOT, Server, gateway_binary
+from burstgate.tools.gwbench import die as _die
+from burstgate.tools.gwbench import fio as _fio
 
 SCENARIO = ROOT / "scenarios" / "gateway_overhead.yaml"
 CASES = [("randread", 1), ("randread", 32), ("randwrite", 1), ("randwrite", 32)]

@@ -55,6 +55,8 @@ SUBCOMMANDS = [
                Program("sw/tools/burstgate-host", ("trace2iolog",))),
     Subcommand("gateway", "serve the tenants' virtual disks over NBD, every I/O scheduled by an engine",
                Program("sw/gateway/burstgate-gateway")),
+    Subcommand("calibrate", "measure this machine through the gateway (fio) and write the host profile it and sim read",
+               module="burstgate.tools.calibrate"),
     Subcommand("cost", "cost tables: the linear CPU model, the Libra VOP curve, a mix's vectors",
                Program("sw/tools/burstgate-cost")),
     Subcommand("lsm", "the LSM side (Calcspar): cloud-volume model, caches, reproductions",

@@ -1,6 +1,6 @@
 """Calibration round trip: the host profile make calibrate writes predicts the gateway.
 
-scripts/calibrate_gateway.py measures this machine through the gateway's own data path (fio
+`burstgate calibrate` measures this machine through the gateway's own data path (fio
 nbd, unpaced) and fits BurstCBS §5.3's linear CPU model plus the bandwidth limit. Then the
 gateway runs paced on that profile and fio measures its max IOPS at 4 KiB and 64 KiB random
 reads (best of three runs each); burstgate-sim, fed the same profile and the same closed-loop demand, must predict both
@@ -93,7 +93,7 @@ def sim_iops(tmp, profile, sc, bs):
 @pytest.mark.long
 def test_profile_predicts_gateway_max_iops(tmp_path):
     profile = tmp_path / "host.yaml"
-    p = subprocess.run([sys.executable, str(ROOT / "scripts" / "calibrate_gateway.py"), "--out", str(profile),
+    p = subprocess.run([sys.executable, "-m", "burstgate", "calibrate", "--out", str(profile),
                         "--build", str(BUILD), "--seconds", "2", "--numjobs", str(NUMJOBS), "--iodepth",
                         str(IODEPTH)], capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr
@@ -116,3 +116,47 @@ def test_profile_predicts_gateway_max_iops(tmp_path):
         predicted = sim_iops(tmp_path, profile, sc, bs)
         print(f"{bs}: gateway {measured:.0f} IOPS, burstgate-sim predicts {predicted:.0f}")
         assert abs(predicted - measured) <= 0.15 * measured, (bs, measured, predicted, profile.read_text())
+
+
+def test_calibrate_writes_a_profile_the_simulator_reads(tmp_path):
+    """One quick calibration (0.5 s per point, one run): the profile is written, holds a fit from
+    measured points, and burstgate-sim --profile accepts it. Catches the subcommand's wiring (a
+    program it cannot find, a module that does not run), a profile the simulator's reader rejects,
+    and measured points lost between fio and the fit."""
+    profile = tmp_path / "host.yaml"
+    p = subprocess.run([sys.executable, "-m", "burstgate", "calibrate", "--out", str(profile), "--build", str(BUILD),
+                        "--seconds", "0.5", "--repeat", "1", "--numjobs", "1", "--iodepth", "4"],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    prof = yaml.safe_load(profile.read_text())
+    for op in ("read", "write"):
+        assert all(prof["measured"][op][f"{k}k_iops"] > 0 for k in (4, 8, 16)), prof
+        assert prof["cpu_ns"][op]["base"] >= 1
+    assert prof["swlimit_mbps"] == min(prof["measured"]["read"]["1m_mbps"], prof["measured"]["write"]["1m_mbps"])
+    # A contract any host can honour: this test is about the profile being read, not the fit's accuracy.
+    sc = json.loads(json.dumps(SCENARIO))
+    sc["tenants"][0]["base"] = sc["tenants"][0]["burst"] = {"iops": 1000, "mbps": 4}
+    scen = tmp_path / "sim.yaml"
+    scen.write_text(yaml.safe_dump(sc, sort_keys=False))
+    s = subprocess.run([str(SIM), str(scen), "--profile", str(profile), "--quiet"], capture_output=True, text=True,
+                       timeout=300)
+    assert s.returncode == 0, s.stderr
+    assert json.loads(s.stdout)["tenants"][0]["iops"] > 0
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--out", "/nonexistent-folder/host.yaml"], "--out /nonexistent-folder/host.yaml: folder"),
+    (["--out", "{tmp}"], "is a folder"),
+    (["--out", "{tmp}/h.yaml", "--threads", "0"], "--threads 0: must be 1..16"),
+    (["--out", "{tmp}/h.yaml", "--seconds", "0"], "--seconds 0.0: must be"),
+    (["--out", "{tmp}/h.yaml", "--data-dir", "/nonexistent-folder"], "--data-dir /nonexistent-folder: not a directory"),
+])
+def test_calibrate_refuses_bad_options_before_measuring(tmp_path, args, message):
+    """Every bad option is one located line and exit 2, before any gateway or fio starts (so a
+    typo in --out does not cost a whole calibration)."""
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    p = subprocess.run([sys.executable, "-m", "burstgate", "calibrate", *args, "--build", str(BUILD)],
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert message in p.stderr and "Traceback" not in p.stderr, p.stderr
+    assert not list(tmp_path.glob("*.yaml"))

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import math
+import os
 import pathlib
 
 
@@ -64,6 +65,20 @@ def output_folder(path):
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise InputError(f"--out {out}: {exc.strerror or exc}") from exc
+    return out
+
+
+def output_file(path, option="--out"):
+    """``path`` as a file to write later, checked now (before any work): not a folder, in a
+    folder that exists and is writable; otherwise InputError naming ``option``."""
+    out = pathlib.Path(path)
+    if out.is_dir():
+        raise InputError(f"{option} {out}: is a folder")
+    folder = out.parent
+    if not folder.is_dir():
+        raise InputError(f"{option} {out}: folder {folder} does not exist")
+    if not os.access(folder, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
+        raise InputError(f"{option} {out}: not writable")
     return out
 
 

@@ -1,5 +1,4 @@
-#!/usr/bin/env python3
-"""Measure the machine burstgate-gateway runs on and write its host profile (make calibrate).
+"""`burstgate calibrate`: measure the machine burstgate-gateway runs on and write its host profile.
 
 Real requests go through the gateway's own data path: Debian's fio (--ioengine=nbd) against a
 burstgate-gateway serving one tenant provisioned far above demand, unpaced (--no-pace), on the
@@ -15,16 +14,13 @@ gateway serves T * 1e9 / c(s) IOPS; each measured point gives c = T * 1e9 / IOPS
 per_kib are the least-squares line through them (per_kib at least 0). The bandwidth limit
 (swlimit_mbps) is the smaller of the read and write large-I/O bandwidths.
 
-The profile (YAML, sw/sim/include/burstgate/sim/profile.hpp) is what `burstgate-gateway
---profile` and `burstgate-sim --profile` read. Exit status 2 on a missing tool or a failed run.
-
-Usage: calibrate_gateway.py --out HOST.yaml [--build build/cmake] [--threads 2] [--seconds 3]
-                            [--data-dir DIR] [--numjobs 2] [--iodepth 16] [--repeat 3]
+The profile (YAML, sw/sim/include/burstgate/sim/profile.hpp) is what `burstgate gateway
+--profile` and `burstgate sim --profile` read. Exit status 2 on bad options, a missing tool or a
+failed run; the output file is checked before anything is measured.
 """
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import json
 import pathlib
@@ -32,7 +28,9 @@ import platform
 import shutil
 import tempfile
 
-from gwbench import Server, die, fio, gateway_binary
+from ..command import NotBuilt
+from .gwbench import Server, fio, gateway_binary
+from .reports import InputError, output_file
 
 SIZES_KIB = (4, 8, 16)
 
@@ -74,24 +72,42 @@ def fit(points: list[tuple[float, float]]) -> tuple[float, float]:
     return max(1.0, mc - slope * ms), slope
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--build", default="build/cmake")
+def add_arguments(ap):
+    ap.add_argument("--out", required=True, help="the profile to write (YAML)")
+    ap.add_argument("--build", help="a CMake build tree holding burstgate-gateway (default: where `burstgate` "
+                                    "finds its programs)")
     ap.add_argument("--threads", type=int, default=2, help="SA threads the profile declares (default 2)")
-    ap.add_argument("--seconds", type=float, default=3)
+    ap.add_argument("--seconds", type=float, default=3, help="length of one fio run (default 3)")
     ap.add_argument("--data-dir", help="calibrate a file-backed store in DIR (default: memory)")
-    ap.add_argument("--numjobs", type=int, default=2)
+    ap.add_argument("--numjobs", type=int, default=2, help="fio connections per point (default 2)")
     ap.add_argument("--repeat", type=int, default=3, help="runs per point; the best counts (default 3)")
-    ap.add_argument("--iodepth", type=int, default=16)
-    a = ap.parse_args()
+    ap.add_argument("--iodepth", type=int, default=16, help="fio iodepth per connection (default 16)")
+
+
+def _check(a):
     if not 1 <= a.threads <= 16:
-        die("calibrate_gateway", f"--threads {a.threads}: must be 1..16")
-    gw = gateway_binary(a.build)
-    if not gw.exists():
-        die("calibrate_gateway", f"{gw} not found (make cpp)")
+        raise InputError(f"--threads {a.threads}: must be 1..16")
+    if not 0.5 <= a.seconds <= 600:
+        raise InputError(f"--seconds {a.seconds}: must be 0.5..600")
+    for name in ("numjobs", "repeat", "iodepth"):
+        if not 1 <= getattr(a, name) <= 256:
+            raise InputError(f"--{name} {getattr(a, name)}: must be 1..256")
+    if a.data_dir is not None and not pathlib.Path(a.data_dir).is_dir():
+        raise InputError(f"--data-dir {a.data_dir}: not a directory")
+    output_file(a.out, "--out")
+    try:
+        gw = gateway_binary(a.build)
+    except NotBuilt as exc:
+        raise InputError(str(exc)) from exc
+    if not gw.is_file():
+        raise InputError(f"{gw} not found (make cpp)")
     if not shutil.which("fio"):
-        die("calibrate_gateway", "fio not found (scripts/deb-deps.sh)")
+        raise InputError("fio not found (scripts/deb-deps.sh installs it)")
+    return gw
+
+
+def run(a):
+    gw = _check(a)
     measured: dict = {"read": {}, "write": {}}
     with tempfile.TemporaryDirectory(prefix="bg-calibrate-") as d:
         tmp = pathlib.Path(d)
@@ -105,7 +121,7 @@ def main() -> None:
         try:
             s = Server("burstgate-gateway", cmd, sock, "cal", tmp)
         except RuntimeError as e:
-            die("calibrate_gateway", str(e))
+            raise InputError(str(e)) from e
         try:
             # Writes first, so the reads find data in a file-backed store. Each point is the best
             # of --repeat runs, interleaved: on a shared host other work only ever lowers a
@@ -119,9 +135,9 @@ def main() -> None:
                     r = fio(s.uri(), f"rand{op}", "1m", 4, a.seconds, 2)
                     measured[op]["1m_mbps"] = max(measured[op].get("1m_mbps", 0), round(r["mbps"], 1))
         except RuntimeError as e:
+            raise InputError(str(e)) from e
+        finally:
             s.stop()
-            die("calibrate_gateway", str(e))
-        s.stop()
     cpu = {}
     for op in ("read", "write"):
         pts = [(kib, a.threads * 1e9 / measured[op][f"{kib}k_iops"]) for kib in SIZES_KIB]
@@ -129,7 +145,7 @@ def main() -> None:
         cpu[op] = {"base": round(base), "per_kib": round(per_kib)}
     swlimit = min(measured["read"]["1m_mbps"], measured["write"]["1m_mbps"])
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    text = (f"# burstgate host profile: scripts/calibrate_gateway.py on {platform.node()}, {when}\n"
+    text = (f"# burstgate host profile: `burstgate calibrate` on {platform.node()}, {when}\n"
             f"# store: {'files in ' + a.data_dir if a.data_dir else 'memory'}; fio nbd, {a.numjobs} connections x "
             f"iodepth {a.iodepth}, best of {a.repeat} runs of {a.seconds} s per point\n"
             f"threads: {a.threads}\n"
@@ -139,8 +155,4 @@ def main() -> None:
             f"swlimit_mbps: {swlimit}\n"
             f"measured: {json.dumps(measured)}\n")
     pathlib.Path(a.out).write_text(text)
-    print(text, end="")
-
-
-if __name__ == "__main__":
-    main()
+    return [text.rstrip("\n")]

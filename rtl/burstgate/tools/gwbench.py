@@ -1,5 +1,6 @@
-"""Shared pieces of the gateway benchmarks (gateway_overhead.py, calibrate_gateway.py): start a
-server on a Unix socket, run Debian's fio with --ioengine=nbd against it, read the result."""
+"""Shared pieces of the gateway measurements (`burstgate calibrate`, scripts/gateway_overhead.py,
+scripts/compare_qemu.py): start a server on a Unix socket, run Debian's fio with --ioengine=nbd
+against it, read the result."""
 
 from __future__ import annotations
 
@@ -12,7 +13,11 @@ import subprocess
 import sys
 import time
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+from ..command import Program, find_program
+
+#: The checkout's root, for the benchmark scripts' scenarios (they run from a checkout only).
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+GATEWAY = Program("sw/gateway/burstgate-gateway")
 
 
 def die(tool: str, msg: str) -> None:
@@ -20,11 +25,15 @@ def die(tool: str, msg: str) -> None:
     sys.exit(2)
 
 
-def gateway_binary(build: str) -> pathlib.Path:
+def gateway_binary(build: str | None = None) -> pathlib.Path:
+    """burstgate-gateway under the CMake build tree ``build`` if given, else where `burstgate`
+    finds its programs (``command.find_program``; raises ``command.NotBuilt``)."""
+    if build is None:
+        return find_program(GATEWAY)
     b = pathlib.Path(build)
     if not b.is_absolute():
         b = ROOT / b
-    return b / "sw" / "gateway" / "burstgate-gateway"
+    return b / GATEWAY.build_path
 
 
 def fio(uri: str, rw: str, bs: str, iodepth: int, seconds: float, numjobs: int = 1, size: str = "256m") -> dict:
