@@ -194,8 +194,8 @@ TEST(LsmFigures, Fig18LoadBorrowNeverWaitsStrictDoes)
 
 // Fig. 20 vs load: FA's passive policy is active all the time at paid load (heavy = 1, and FA's
 // data hit ratio is P's), never at 0.3 x (heavy = 0, FA above P). heavy is the FA run's own.
-// Catches heavy read from the passive or prefetch run (always 0) and the cache kind not reaching
-// the run.
+// Catches heavy read from the P or PP run (P is passive all the time: its share is 1 at every
+// load) and the cache kind not reaching the run.
 TEST(LsmFigures, Fig20LoadFaTurnsPassiveUnderLoad)
 {
     FigureRunner r(small_base());
@@ -221,11 +221,11 @@ TEST(LsmFigures, Fig20LoadFaTurnsPassiveUnderLoad)
 TEST(LsmFigures, TableJsonFormat)
 {
     const std::string j = table_json("fig4", volume_preset("io2", 0), {"threads", "avg_us"},
-                                     {{1, 104.04}, {2, std::numeric_limits<double>::infinity()}});
+                                     {{1, 104.041}, {2, std::numeric_limits<double>::infinity()}, {4, 1234567}});
     EXPECT_EQ(j,
               "{\"figure\": \"fig4\", \"volume\": \"io2\", \"paid_iops\": 1000,\n"
               " \"columns\": [\"threads\", \"avg_us\"],\n"
-              " \"rows\": [\n   [1, 104.04],\n   [2, null]]}\n");
+              " \"rows\": [\n   [1, 104.041],\n   [2, null],\n   [4, 1.23457e+06]]}\n");
 }
 
 // The runs report keeps every run in order with its label and spec. Catches a report that
