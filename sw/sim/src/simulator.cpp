@@ -12,7 +12,10 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <memory>
 #include <ostream>
+#include <span>
+#include <vector>
 
 #include "burstgate/host/device.hpp"
 #include "burstgate/sim/event_queue.hpp"
