@@ -47,12 +47,16 @@ LONG_EVENTS = 300_000
 LONG_EXAMPLES = 200
 
 
+def _short(text, limit=600):
+    """One line of at most ``limit`` characters (an assertion's message can hold a whole report)."""
+    if text is None:
+        return None
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + " ..."
+
+
 def _error(exc):
-    """One line: the exception and hypothesis's notes (its falsifying example), shortened."""
-    text = f"{type(exc).__name__}: {exc}"
-    for note in getattr(exc, "__notes__", []) or []:
-        text += " | " + note
-    return " ".join(text.split())[:2000]
+    return _short(f"{type(exc).__name__}: {exc}")
 
 
 def _import_suite(module, root):
@@ -84,19 +88,25 @@ def contracts_task(cases, root):
 
 
 def agent_task(seeds, examples, root):
-    """Hypothesis seeds of the agent property on a worker: [(seed, error or None, seconds, parameters)]."""
-    mod = _import_suite("tests.unit.test_agent_properties", root)
+    """Hypothesis seeds of the agent property on a worker: [(seed, error or None, seconds, parameters)].
+    Each seed runs in its own Python process: hypothesis counts any use of the global ``random``
+    during a draw as the strategy's, and a Dask worker's own threads use it meanwhile."""
     out = []
     for s in seeds:
         start = time.monotonic()
+        code = ("import sys; sys.path.insert(0, sys.argv[1]); from tests.unit import test_agent_properties as m; "
+                "m.run_seeded(int(sys.argv[2]), int(sys.argv[3]))")
+        res = subprocess.run([sys.executable, "-c", code, root, str(s), str(examples)], cwd=root,
+                             capture_output=True, text=True)
         error = None
-        try:
-            mod.run_seeded(s, examples)
-        except (KeyboardInterrupt, SystemExit):
-            raise
-        except BaseException as exc:  # noqa: BLE001
-            error = _error(exc)
-        out.append((s, error, time.monotonic() - start, f"hypothesis seed {s}, {examples} examples"))
+        if res.returncode != 0:
+            lines = res.stderr.strip().splitlines()
+            example = [ln.strip() for ln in lines if ln.startswith(("Falsifying example", "    ", "  "))
+                       and not ln.lstrip().startswith(("File ", "^", "~"))]
+            last = lines[-1] if lines else f"exit {res.returncode}"
+            notes = " ".join(ln for ln in example if ln.startswith("Falsifying") or "=" in ln)
+            error = f"{last} | {notes}" if notes else last
+        out.append((s, _short(error), time.monotonic() - start, f"hypothesis seed {s}, {examples} examples"))
     return out
 
 
@@ -124,7 +134,7 @@ def core_task(seed, test, events, root):
     if res.returncode != 0:
         lines = (res.stdout + res.stderr).strip().splitlines()
         first = next((ln.strip() for ln in lines if "Error" in ln or "ERROR" in ln or "assert" in ln), "")
-        error = f"exit {res.returncode} (worker {slot}): {first[:400]} / {lines[-1] if lines else ''}"
+        error = _short(f"exit {res.returncode} (worker {slot}): {first} / {lines[-1] if lines else ''}")
     return [(seed, error, time.monotonic() - start, f"seed {seed}, {test}, {events} events")]
 
 
@@ -191,7 +201,7 @@ def main():
     rows, failed = [], []
     for (suite, _, _, _, members), res in zip(tasks, results):
         if isinstance(res, Failure):   # the whole task was lost (a worker died): each of its cases failed
-            res = [(case, res.error, None, "") for case, _ in members]
+            res = [(case, _short(f"task lost: {res.error}"), None, "") for case, _ in members]
         for (case, error, secs, params), (_, test) in zip(res, members):
             rows.append((suite, case, error, secs, params, test))
     print("suite,case,status,seconds,error")

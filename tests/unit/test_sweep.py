@@ -220,3 +220,37 @@ def test_sweep_and_fleet_on_a_separately_started_cluster(tmp_path):
                 pass
             signal_group(p, signal.SIGKILL)   # whatever of the group outlived its leader
             p.wait(timeout=15)
+
+
+def test_verify_farm_names_each_failing_case(tmp_path):
+    """scripts/verify_farm.py (make test-long's property cases as tasks) on two workers, with a
+    burstgate-sim that fails contract case 302 only. Catches: a failing case dropped, or blamed on
+    another case of its batch (302 and 303 share a task), a failure that stops the rest of its
+    batch, a failure without its parameters, and a re-run command that does not reproduce it."""
+    import os
+    import subprocess
+    import sys
+    sim = tmp_path / "build" / "sw" / "sim" / "burstgate-sim"
+    sim.parent.mkdir(parents=True)
+    sim.write_text("#!/bin/sh\nif grep -q '^name: contract-302$' \"$1\"; then echo 'injected failure' >&2; exit 3; fi\n"
+                   f"exec {BUILD / 'sw' / 'sim' / 'burstgate-sim'} \"$@\"\n")
+    sim.chmod(0o755)
+    env = dict(os.environ, BG_BUILD_DIR=str(tmp_path / "build"))
+    farm = [sys.executable, str(ROOT / "scripts" / "verify_farm.py")]
+    res = subprocess.run([*farm, "--contracts", "300-303", "--batch", "2", "--agent", "5", "--examples", "3",
+                          "--workers", "2"], capture_output=True, text=True, env=env, timeout=300)
+    assert res.returncode == 1, res.stderr
+    status = {tuple(r.split(",", 2)[:2]): r.split(",")[2] for r in res.stdout.splitlines()[1:]}
+    assert status == {("contracts", "300"): "ok", ("contracts", "301"): "ok", ("contracts", "302"): "failed",
+                      ("contracts", "303"): "ok", ("agent", "5"): "ok"}
+    row = next(r for r in res.stdout.splitlines() if r.startswith("contracts,302,"))
+    assert "case 302" in row and "injected failure" in row
+    from .test_contract_properties import draw_case
+    case = draw_case(302)
+    assert (f"contracts case 302 failed ({case['scheduler']}, {case['window_us']} us windows, "
+            f"{len(case['tenants'])} tenants") in res.stderr
+    rerun = "scripts/verify_farm.py --contracts 302 --workers 0"
+    assert f"re-run it alone: {rerun}" in res.stderr
+    alone = subprocess.run([sys.executable, str(ROOT / rerun.split()[0]), *rerun.split()[1:]], capture_output=True,
+                           text=True, env=env, timeout=120)
+    assert alone.returncode == 1 and "contracts,302,failed" in alone.stdout and "injected failure" in alone.stdout
