@@ -23,8 +23,8 @@ need this checkout at the same path: docs/distributed.md). The longest tasks are
 Output: ``suite,case,status,seconds,error`` per case on stdout, in case order; on stderr each
 failed case with its parameters and the command that re-runs it alone; exit 1 if any failed.
 
-    scripts/verify_farm.py [--contracts 300-2299] [--agent 0-99] [--core 1-4] [--events 300000]
-                           [--examples 200] [--batch 10] [--workers N | --address tcp://HOST:8786]
+    scripts/verify_farm.py [--contracts 300-2299] [--agent 0-39] [--core 1-4] [--events 300000]
+                           [--examples 100] [--batch 10] [--workers N | --address tcp://HOST:8786]
 """
 
 import argparse
@@ -41,10 +41,18 @@ sys.path.insert(0, str(ROOT / "rtl"))
 
 from burstgate.tools.engine import Failure, run_tasks  # noqa: E402
 
-# `make test-long`'s sizes (the quick `make test` runs contract cases 0-299 and 40 agent examples in pytest).
-LONG = {"contracts": (300, 2299), "agent": (0, 99), "core": (1, 4)}
-LONG_EVENTS = 300_000
-LONG_EXAMPLES = 200
+SUITES = ("contracts", "agent", "core")
+
+
+def long_sizes():
+    """`make test-long`'s sizes, from the test modules that define them (one place)."""
+    contracts = _import_suite("tests.unit.test_contract_properties", str(ROOT))
+    agent = _import_suite("tests.unit.test_agent_properties", str(ROOT))
+    core = _import_suite("test_core", str(ROOT / "tests" / "cocotb" / "core"))
+    return ({"contracts": list(range(contracts.CASES, contracts.CASES + contracts.LONG_CASES)),
+             "agent": list(range(agent.LONG_SEEDS)),
+             "core": list(range(core.LONG_SEEDS[0], core.LONG_SEEDS[1] + 1))},
+            core.LONG_EVENTS, agent.LONG_EXAMPLES)
 
 
 def _short(text, limit=600):
@@ -168,20 +176,20 @@ def main():
     ap.add_argument("--contracts", type=case_range, metavar="CASES", help="contract property cases, e.g. 300-2299")
     ap.add_argument("--agent", type=case_range, metavar="SEEDS", help="hypothesis seeds of the agent property")
     ap.add_argument("--core", type=case_range, metavar="SEEDS", help="seeds of the core differential")
-    ap.add_argument("--events", type=int, default=LONG_EVENTS, help=f"events per core run (default {LONG_EVENTS})")
-    ap.add_argument("--examples", type=int, default=LONG_EXAMPLES,
-                    help=f"hypothesis examples per agent seed (default {LONG_EXAMPLES})")
+    ap.add_argument("--events", type=int, help="events per core run (default: make test-long's)")
+    ap.add_argument("--examples", type=int, help="hypothesis examples per agent seed (default: make test-long's)")
     ap.add_argument("--batch", type=int, default=10, help="contract cases per task (default 10)")
     ap.add_argument("--workers", type=int)
     ap.add_argument("--address")
     args = ap.parse_args()
+    sizes, events, examples = long_sizes()
+    args.events = events if args.events is None else args.events
+    args.examples = examples if args.examples is None else args.examples
     if args.batch < 1 or args.events < 1 or args.examples < 1:
         ap.error("--batch, --events and --examples must be 1 or more")
     if args.workers is not None and args.address is not None:
         ap.error("--workers: not with --address (the cluster's workers run the tasks)")
-    chosen = {s: getattr(args, s) for s in LONG if getattr(args, s) is not None}
-    if not chosen:
-        chosen = {s: list(range(lo, hi + 1)) for s, (lo, hi) in LONG.items()}
+    chosen = {s: getattr(args, s) for s in SUITES if getattr(args, s) is not None} or sizes
     root = str(ROOT)
     # Tasks and a guess of their length: the core's runs take minutes, a batch of contract cases
     # seconds. Longest first, so that no long task starts last and holds one worker alone.
@@ -205,7 +213,7 @@ def main():
         for (case, error, secs, params), (_, test) in zip(res, members):
             rows.append((suite, case, error, secs, params, test))
     print("suite,case,status,seconds,error")
-    for suite, case, error, secs, params, test in sorted(rows, key=lambda r: (list(LONG).index(r[0]), r[1], r[5] or "")):
+    for suite, case, error, secs, params, test in sorted(rows, key=lambda r: (SUITES.index(r[0]), r[1], r[5] or "")):
         status = "failed" if error else "ok"
         label = case if test is None else f"{case}:{test}"
         print(f"{suite},{label},{status},{'' if secs is None else f'{secs:.2f}'},{(error or '').replace(',', ';')}")

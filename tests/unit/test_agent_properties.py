@@ -11,7 +11,7 @@ window:
 * the cost admitted in a window never exceeds the capacity (BIOS: grants + reserved pool);
 * grants never exceed burst provisioning, and BIOS grants never exceed total minus reserve.
 
-`make test` runs 40 examples here; `make test-long` 100 seeds × 200 more as tasks on the engine
+`make test` runs 40 examples here; `make test-long` LONG_SEEDS seeds × LONG_EXAMPLES more as tasks on the engine
 (scripts/verify_farm.py --agent, run_seeded below).
 """
 
@@ -172,11 +172,16 @@ def run_seeded(seed, examples):
     hypothesis.seed(seed)(prop)()
 
 
+# make test-long: seeds 0..LONG_SEEDS-1 of LONG_EXAMPLES examples each (100x make test's 40).
+LONG_SEEDS = 40
+LONG_EXAMPLES = 100
+
+
 @pytest.mark.long
 def test_nothing_lost_and_capacity_holds_long():
-    """100 hypothesis seeds of 200 examples each, as tasks on the engine (make test-long);
-    a failure names its seed and falsifying example."""
-    run_farm("--agent", "0-99", "--examples", "200")
+    """LONG_SEEDS hypothesis seeds of LONG_EXAMPLES examples each, as tasks on the engine
+    (scripts/verify_farm.py --agent); a failure names its seed and falsifying example."""
+    run_farm("--agent", f"0-{LONG_SEEDS - 1}", "--examples", str(LONG_EXAMPLES))
 
 
 def test_firmware_rejects_oversubscription_by_dimension():
