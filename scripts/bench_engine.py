@@ -88,6 +88,15 @@ def main():
                   flush=True)
     best = {w: min(t) for w, t in times.items()}
     med = {w: statistics.median(t) for w, t in times.items()}
+    try:
+        autogroup = pathlib.Path("/proc/sys/kernel/sched_autogroup_enabled").read_text().strip() == "1"
+    except OSError:
+        autogroup = False
+    if autogroup:
+        # Linux then shares the CPUs between sessions first: while other sessions keep the cores
+        # busy, a second worker of this session splits this session's share instead of adding one.
+        print("note: sched_autogroup is on: under other sessions' load this session's workers share "
+              "one session's part of the CPUs (see 'simulations got' above); measure on an idle machine")
     print(f"best of {a.reps}: 1 worker {best[1]:.2f} s, 2 workers {best[2]:.2f} s: speed-up {best[1] / best[2]:.2f}x")
     print(f"median of {a.reps}: 1 worker {med[1]:.2f} s, 2 workers {med[2]:.2f} s: speed-up {med[1] / med[2]:.2f}x")
     return 0
