@@ -109,8 +109,9 @@ test: cpp ## every test: C++ (ctest), Amaranth simulation, cocotb on Verilator, 
 	PYTHONWARNINGS=error COST_DESCRIPTORS=$(COST_DESCRIPTORS) $(PY) -m pytest -m "not long" tests
 
 .PHONY: test-long
-test-long: cpp ## long randomized runs (seed with RANDOM_SEED=n)
-	PYTHONWARNINGS=error COST_DESCRIPTORS=$(COST_DESCRIPTORS_LONG) $(PY) -m pytest tests
+test-long: cpp ## long randomized runs (seed with RANDOM_SEED=n); the core differential and property cases as Dask tasks [WORKERS=N | ADDRESS=...]
+	PYTHONWARNINGS=error COST_DESCRIPTORS=$(COST_DESCRIPTORS_LONG) BG_FARM_WORKERS=$(WORKERS) BG_FARM_ADDRESS=$(ADDRESS) \
+	  $(PY) -m pytest tests
 
 # The core's differential testbench alone: `make verify-core SEED=7 EVENTS=200000`.
 SEED ?= 1
@@ -131,12 +132,14 @@ ENGINE_ARGS = $(if $(ADDRESS),--address $(ADDRESS),$(if $(WORKERS),--workers $(W
 sweep: cpp ## a sweep spec's simulations as Dask tasks, one table: SPEC=scenarios/sweeps/bench.yaml [WORKERS=N | ADDRESS=tcp://HOST:8786]
 	$(VENV)/bin/burstgate sweep $(SPEC) $(ENGINE_ARGS) --out $(OUT)/sweep/$(notdir $(basename $(SPEC))).csv --plots $(OUT)/sweep
 
-# The core differential over many seeds, one seed per Dask task (each worker builds the core once).
-SEEDS ?= 1-8
+# make test-long's randomized checks alone, every case (contract property case, hypothesis seed,
+# core seed x pattern) a Dask task's work; FARM= picks suites and sizes, e.g.
+# FARM="--core 1-16 --events 30000" or FARM="--contracts 300-2299" (scripts/verify_farm.py --help).
+FARM ?=
 
 .PHONY: verify-farm
-verify-farm: cpp ## make verify-core over SEEDS=1-8 (EVENTS=), one seed per Dask task [WORKERS=N | ADDRESS=...]
-	$(PY) scripts/verify_farm.py --seeds $(SEEDS) --events $(EVENTS) $(ENGINE_ARGS)
+verify-farm: cpp ## make test-long's core differential and property cases as Dask tasks, one table (FARM=) [WORKERS=N | ADDRESS=...]
+	$(PY) scripts/verify_farm.py $(FARM) $(ENGINE_ARGS)
 
 .PHONY: fleet-demo
 fleet-demo: cpp ## a generated 32-disk Alibaba-format trace replayed over 4 SA nodes, bios vs wild vs base (out/fleet)

@@ -13,6 +13,7 @@ exits 1 after writing the others.
 """
 
 import argparse
+import json
 import os
 import pathlib
 import shutil
@@ -60,10 +61,21 @@ def main():
     for name in names:
         if name not in reproduce.EXPERIMENTS:
             sys.exit(f"reproduce: unknown experiment '{name}' (one of {', '.join(reproduce.EXPERIMENTS)})")
-    # Longest first would finish sooner, but the order does not matter for the result.
+    # Longest first, by the last run's times on this checkout (build/reproduce-times.json): the
+    # longest experiment started last would run alone at the end. The order never changes the output.
+    times_file = ROOT / "build" / "reproduce-times.json"
+    try:
+        last = json.loads(times_file.read_text())
+    except (OSError, ValueError):
+        last = {}
+    last = last if isinstance(last, dict) else {}
+    prio = [float(last[n]) if isinstance(last.get(n), (int, float)) else 0.0 for n in names]
     results, info = run_tasks(experiment_task, [(n, str(pathlib.Path(args.sim).resolve()), str(ROOT / "scripts"))
                                                 for n in names],
-                              address=args.address, workers=args.workers, progress=True)
+                              address=args.address, workers=args.workers, progress=True, priorities=prio)
+    last.update({n: round(r[3], 2) for n, r in zip(names, results) if not isinstance(r, Failure)})
+    times_file.parent.mkdir(parents=True, exist_ok=True)
+    times_file.write_text(json.dumps(last, indent=1, sort_keys=True) + "\n")
     plots = None
     if args.plots:
         from burstgate.tools import repro_plots as plots

@@ -34,3 +34,19 @@ def run_burstgate(*args, timeout=120, **kwargs):
     env.update(kwargs.pop("env", {}))
     return subprocess.run([sys.executable, "-m", "burstgate", *map(str, args)], capture_output=True,
                           text=True, timeout=timeout, check=False, env=env, **kwargs)
+
+
+def run_farm(*args):
+    """scripts/verify_farm.py with these suite options, on the engine `make test-long` names
+    (BG_FARM_ADDRESS: a cluster; BG_FARM_WORKERS: the embedded cluster's workers); fails with
+    the farm's list of failed cases, each with its parameters and the command that re-runs it."""
+    engine = []
+    if os.environ.get("BG_FARM_ADDRESS"):
+        engine = ["--address", os.environ["BG_FARM_ADDRESS"]]
+    elif os.environ.get("BG_FARM_WORKERS"):
+        engine = ["--workers", os.environ["BG_FARM_WORKERS"]]
+    res = subprocess.run([sys.executable, str(ROOT / "scripts" / "verify_farm.py"), *args, *engine],
+                         capture_output=True, text=True, check=False)
+    summary = [ln for ln in res.stderr.splitlines() if ln.startswith("verify-farm:")]
+    assert res.returncode == 0 and summary, "\n".join(summary) or res.stderr[-4000:]
+    return res

@@ -10,16 +10,22 @@ window:
 * THROTTLE_N of each tenant equals its SRC_DEFER decisions, and CTRL counters agree;
 * the cost admitted in a window never exceeds the capacity (BIOS: grants + reserved pool);
 * grants never exceed burst provisioning, and BIOS grants never exceed total minus reserve.
+
+`make test` runs 40 examples here; `make test-long` LONG_SEEDS seeds × LONG_EXAMPLES more as tasks on the engine
+(scripts/verify_farm.py --agent, run_seeded below).
 """
 
 import random
 
 import burstgate_model as bm
+import hypothesis
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from burstgate.regmap import REGMAP, C
+
+from ..conftest import run_farm
 
 _CTRL = REGMAP.block("CTRL")
 _TENANT = REGMAP.block("TENANT")
@@ -57,14 +63,18 @@ tenants_strategy = st.lists(
     st.tuples(st.integers(1, 6), st.integers(0, 6)), min_size=1, max_size=6)
 
 
+STRATEGIES = dict(
+    tenants=tenants_strategy,
+    spare=st.integers(1, 10),
+    scheduler=st.sampled_from([C["SCHED_BIOS"], C["SCHED_BASE"], C["SCHED_WILD"]]),
+    egress=st.integers(1, 4),
+    depth=st.integers(1, 8),
+    seed=st.integers(0, 2**32 - 1),
+    demand=st.lists(st.lists(st.integers(0, 12), min_size=6, max_size=6), min_size=4, max_size=12))
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(tenants=tenants_strategy,
-       spare=st.integers(1, 10),
-       scheduler=st.sampled_from([C["SCHED_BIOS"], C["SCHED_BASE"], C["SCHED_WILD"]]),
-       egress=st.integers(1, 4),
-       depth=st.integers(1, 8),
-       seed=st.integers(0, 2**32 - 1),
-       demand=st.lists(st.lists(st.integers(0, 12), min_size=6, max_size=6), min_size=4, max_size=12))
+@given(**STRATEGIES)
 def test_nothing_lost_and_capacity_holds(tenants, spare, scheduler, egress, depth, seed, demand):
     specs = [(_ios(base), _ios(base + extra)) for base, extra in tenants]
     n = len(specs)
@@ -151,6 +161,27 @@ def test_nothing_lost_and_capacity_holds(tenants, spare, scheduler, egress, dept
         fw.window()
     assert not pending, f"{len(pending)} I/Os never admitted"
     assert sorted(admitted_ids) == list(range(next_id))
+
+
+def run_seeded(seed, examples):
+    """The property above under hypothesis seed ``seed`` with ``examples`` examples: one case of
+    the long run (scripts/verify_farm.py --agent), which re-runs alone from its seed."""
+    prop = given(**STRATEGIES)(test_nothing_lost_and_capacity_holds.hypothesis.inner_test)
+    prop = settings(max_examples=examples, deadline=None, database=None,
+                    suppress_health_check=[HealthCheck.too_slow])(prop)
+    hypothesis.seed(seed)(prop)()
+
+
+# make test-long: seeds 0..LONG_SEEDS-1 of LONG_EXAMPLES examples each (100x make test's 40).
+LONG_SEEDS = 40
+LONG_EXAMPLES = 100
+
+
+@pytest.mark.long
+def test_nothing_lost_and_capacity_holds_long():
+    """LONG_SEEDS hypothesis seeds of LONG_EXAMPLES examples each, as tasks on the engine
+    (scripts/verify_farm.py --agent); a failure names its seed and falsifying example."""
+    run_farm("--agent", f"0-{LONG_SEEDS - 1}", "--examples", str(LONG_EXAMPLES))
 
 
 def test_firmware_rejects_oversubscription_by_dimension():

@@ -25,8 +25,8 @@ requires (a set that does not fit is refused: exit 2, tested below). Properties,
   admitted before the measured period and served in it).
 
 The cases are a seeded generator (case i uses random.Random(i)), so a failure names its case
-and reruns exactly. `make test` runs CASES of them, `make test-long` LONG_CASES more; a few run
-on the verilator engine as well.
+and reruns exactly. `make test` runs CASES of them in pytest, `make test-long` LONG_CASES more as
+tasks on the engine (scripts/verify_farm.py); a few run on the verilator engine as well.
 """
 
 import json
@@ -37,6 +37,8 @@ import random
 import subprocess
 
 import pytest
+
+from ..conftest import run_farm
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BUILD = pathlib.Path(os.environ.get("BG_BUILD_DIR", "build/cmake"))
@@ -239,9 +241,10 @@ def test_contract_holds(i, tmp_path):
 
 
 @pytest.mark.long
-@pytest.mark.parametrize("i", range(CASES, CASES + LONG_CASES))
-def test_contract_holds_long(i, tmp_path):
-    check_case(draw_case(i), tmp_path)
+def test_contract_holds_long():
+    """LONG_CASES more cases as tasks on the engine (scripts/verify_farm.py --contracts, the
+    check_case above on each); a failure names its case, its parameters and how to re-run it."""
+    run_farm("--contracts", f"{CASES}-{CASES + LONG_CASES - 1}")
 
 
 @pytest.mark.parametrize("i", range(VERILATOR_CASES))

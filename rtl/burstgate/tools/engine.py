@@ -35,10 +35,12 @@ def _progress(done, total, failed, start, stream):
     stream.flush()
 
 
-def run_tasks(func, args_list, address=None, workers=None, progress=True):
+def run_tasks(func, args_list, address=None, workers=None, progress=True, priorities=None):
     """``[func(*args) or Failure for args in args_list]``, on the engine the arguments name.
 
     ``func`` must be importable by the workers (a module-level function of the burstgate package).
+    ``priorities`` (one number per task, e.g. its expected length) makes the cluster start the
+    highest first: a long task started last would hold one worker while the others idle.
     Returns (results, info): info says how the tasks ran: workers, wall_s (all of it), startup_s
     (starting or joining the cluster), tasks_s (from the first submission to the last result)."""
     stream = sys.stderr if progress else None
@@ -75,7 +77,9 @@ def run_tasks(func, args_list, address=None, workers=None, progress=True):
         nworkers = len(client.scheduler_info().get("workers", {}))
         submitted = time.monotonic()
         _progress(0, total, 0, start, stream)
-        futures = {client.submit(func, *args, pure=False, key=f"task-{i}"): i for i, args in enumerate(args_list)}
+        prio = priorities or [0] * total
+        futures = {client.submit(func, *args, pure=False, key=f"task-{i}", priority=prio[i]): i
+                   for i, args in enumerate(args_list)}
         done = 0
         for fut in as_completed(futures):
             i = futures[fut]

@@ -398,8 +398,12 @@ def run(args):
     (out / "contracts.yaml").write_text(yaml.safe_dump({d: contracts[d] for d in _device_order(devices)}, sort_keys=False))
     tasks = [(k, s) for k in range(args.nodes) for s in schedulers if scenarios[k]["tenants"]]
     seed = template.get("seed", args.seed) if args.template else args.seed
+    # A node's simulation takes time in proportion to its I/Os: the busiest nodes start first, so no
+    # long task starts last and runs alone while the other workers idle.
+    node_ios = [sum(devices[d].ios for d in devices if placement[d] == k) for k in range(args.nodes)]
     results, info = run_tasks(fleet_task, [(scenarios[k], s, seed, args.sim, args.slo_period_ms) for k, s in tasks],
-                              address=args.address, workers=args.workers, progress=not args.quiet)
+                              address=args.address, workers=args.workers, progress=not args.quiet,
+                              priorities=[node_ios[k] for k, _ in tasks])
     tenant_rows, node_rows, failed = [], [], []
     dev_of = {f"d{names[d]}": d for d in devices}
     total_ios = 0
