@@ -228,14 +228,18 @@ xclbin: $(ENV_MK) ## Alveo xclbin with Vitis (PLATFORM=a U250 or U55C platform);
 
 # Installs the `burstgate` command for the venv's Python with CMake's install rules (the same
 # as `pip install .` uses, CMakeLists.txt): the package and the binding under
-# PREFIX/lib/burstgate/python, the C++ programs and a launcher in PREFIX/bin.
+# PREFIX/lib/burstgate/python, the C++ programs and a launcher in PREFIX/bin. The launcher runs
+# the venv's Python without its site hooks (-S), its site-packages on PYTHONPATH after the
+# installed package: the venv's editable install of this checkout hooks imports ahead of
+# PYTHONPATH, and would otherwise run the checkout's package instead of the installed one.
 PREFIX ?= /usr/local
+VENV_SITE = $(shell $(PY) -c 'import sysconfig; print(":".join(dict.fromkeys(sysconfig.get_path(p) for p in ("purelib", "platlib"))))')
 .PHONY: install
 install: cpp ## install the `burstgate` command and its C++ programs under PREFIX (default /usr/local)
 	rm -rf $(PREFIX)/lib/burstgate/python/burstgate  # a module an older install had must not linger
 	cmake --install $(CMAKE_BUILD) --prefix $(PREFIX)
 	printf '%s\n' '#!/bin/sh' '# burstgate, installed by `make install` (the package and its programs under $(PREFIX)).' \
-	  'PATH="$(PREFIX)/bin:$$PATH" PYTHONPATH="$(PREFIX)/lib/burstgate/python$${PYTHONPATH:+:$$PYTHONPATH}" exec $(PY) -m burstgate "$$@"' \
+	  'PATH="$(PREFIX)/bin:$$PATH" PYTHONPATH="$(PREFIX)/lib/burstgate/python:$(VENV_SITE)$${PYTHONPATH:+:$$PYTHONPATH}" exec $(PY) -S -m burstgate "$$@"' \
 	  > $(PREFIX)/bin/burstgate
 	chmod +x $(PREFIX)/bin/burstgate
 

@@ -162,7 +162,9 @@ def test_pip_install_gives_a_working_burstgate(tmp_path):
     assert '"scenario": "bps-burst-neighbor"' in (run / "r.json").read_text()
     cost = burstgate("cost")
     assert cost.returncode == 0 and "bottleneck" in cost.stdout, cost.stdout + cost.stderr
-    for name in ("gateway", "lsm", "replay", "trace2iolog"):
+    lsm = burstgate("lsm", "fig3")
+    assert lsm.returncode == 0 and "Fig. 3" in lsm.stdout, lsm.stdout + lsm.stderr
+    for name in ("gateway", "replay", "trace2iolog"):
         helped = burstgate(name, "--help")
         assert helped.returncode == 0 and "usage:" in helped.stdout, (name, helped.stderr)
 
