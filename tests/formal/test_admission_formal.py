@@ -95,8 +95,8 @@ def test_admission_invariants_long(tmp_path, name):
 # Each mutant is a bug the proof must catch, with the invariant whose assertion fails.
 MUTANTS = {
     # The output register is overwritten while o holds an untaken decision: one is lost.
-    "overwrite_held_output": ("advance.eq((~self.o.valid | self.o.ready) & ~self.hold & ~mat_valid)",
-                              "advance.eq(~self.hold & ~mat_valid)", "order", 4, DEPTH_ORDER),
+    "overwrite_held_output": ("advance.eq((~self.o.valid | self.o.ready) & ~self.hold & ~s.mat_valid)",
+                              "advance.eq(~self.hold & ~s.mat_valid)", "order", 4, DEPTH_ORDER),
     # Every kind of deferral (egress full, no buffer) is counted as an admission deferral.
     "count_all_deferrals": ("with m.If(final == C[\"SRC_DEFER\"]):\n                m.d.sync += deferred.eq",
                             "with m.If(final >= C[\"SRC_DEFER\"]):\n                m.d.sync += deferred.eq",
@@ -105,11 +105,11 @@ MUTANTS = {
     "count_all_throttles": ("with m.If(final == C[\"SRC_DEFER\"]):\n            m.d.comb += [new_own.throttle_n.eq",
                             "with m.If(final >= C[\"SRC_DEFER\"]):\n            m.d.comb += [new_own.throttle_n.eq",
                             "deferred", 4, DEPTH_ORDER),
+    # The reserved pool / the global budget are charged without checking they cover the cost.
+    "no_pool_cover": ("pool_ok = ~a4.hot & _covers(s.pool, c)", "pool_ok = ~a4.hot", "underflow", 2, DEPTH_UNDERFLOW),
+    "no_global_cover": ("glob_ok = _covers(s.glob, c)", "glob_ok = 1", "underflow", 2, DEPTH_UNDERFLOW),
     # A3 does not forward the write-back of the cycle before: an I/O one behind another of
     # the same tenant sees the allocation before that I/O's charge and spends it again.
-    # The reserved pool / the global budget are charged without checking they cover the cost.
-    "no_pool_cover": ("pool_ok = ~a4.hot & _covers(pool, c)", "pool_ok = ~a4.hot", "underflow", 2, DEPTH_UNDERFLOW),
-    "no_global_cover": ("glob_ok = _covers(glob, c)", "glob_ok = 1", "underflow", 2, DEPTH_UNDERFLOW),
     "no_lendable_forwarding": ("Mux(lendable_last_valid & (lendable_last_row == row), lendable_last, word)",
                                "Mux(0, lendable_last, word)", "underflow", 2, DEPTH_UNDERFLOW),
 }
