@@ -254,6 +254,7 @@ class Admission(wiring.Component):
         self._a4_count(m, s)
         self._emit(m, s)
         self._tenant_registers(m, s)
+        self._a4_forward_hits(m, s)
         self._ctrl_registers(m, s)
         return m
 
@@ -441,7 +442,9 @@ class Admission(wiring.Component):
         the source priority, the charge and the write-back data. A3 registers the words
         with every write up to the previous cycle's; the one write they miss (the decision
         in A4 in that same cycle) is forwarded into A4 from the copy of the last write, and
-        a held A4 keeps taking in that copy so no write is lost while it waits.
+        a held A4 keeps taking in that copy so no write is lost while it waits. Whether the
+        copy is A4's word is itself registered (``own_hit``, ``lendable_hit``: see
+        :meth:`_a4_forward_hits`), so A4 starts from flip-flops only.
         """
         advance = s.advance
         k3 = s.a3.desc.tenant
@@ -452,16 +455,18 @@ class Admission(wiring.Component):
         s.a4 = a4 = Signal(AdmissionInput)
         s.a4_b = a4_b = [Signal(_TENANT_BITS, name=f"a4_b{j}") for j in (1, 2)]
         s.a4_use = [Signal(name=f"a4_use{j}") for j in (1, 2)]
-        a4_own = Signal(_Own)
-        a4_lx = [Signal(_Lendable, name=f"a4_lendable{j}") for j in range(3)]
+        s.a4_own = a4_own = Signal(_Own)
+        s.a4_lx = a4_lx = [Signal(_Lendable, name=f"a4_lendable{j}") for j in range(3)]
         s.a4_base = [Signal(32, name=f"a4_base{d}") for d in range(_DIMS)]
-        s.k4 = k4 = a4.desc.tenant
+        s.k4 = a4.desc.tenant
         # A4's words with the write of the cycle before (the decision that was in A4 then).
+        s.own_hit = own_hit = Signal()
+        s.lendable_hit = lendable_hit = [Signal(name=f"lendable_hit{j}") for j in range(3)]
         s.ok_k = ok_k = Signal(_Own)
         s.lx = lx = [Signal(_Lendable, name=f"lendable_a4_{j}") for j in range(3)]
-        m.d.comb += ok_k.eq(Mux(s.own_last_valid & (s.own_last_row == k4), s.own_last, a4_own))
-        for j, row in enumerate((k4, a4_b[0], a4_b[1])):
-            m.d.comb += lx[j].eq(Mux(s.lendable_last_valid & (s.lendable_last_row == row), s.lendable_last, a4_lx[j]))
+        m.d.comb += ok_k.eq(Mux(own_hit, s.own_last, a4_own))
+        for j in range(3):
+            m.d.comb += lx[j].eq(Mux(lendable_hit[j], s.lendable_last, a4_lx[j]))
         with m.If(advance):
             m.d.sync += [s.valid[4].eq(s.valid[3]), a4.eq(s.a3), a4_own.eq(own_3)]
             m.d.sync += [a4_lx[j].eq(lx_3[j]) for j in range(3)]
@@ -473,23 +478,43 @@ class Admission(wiring.Component):
 
     def _a4_decide(self, m, s):
         """A4: the scheduler's source on the words as they stand, then the load balancer's
-        and the buffer pool's answers (``final``); ``dispatch`` when it is charged."""
+        and the buffer pool's answers (``final``); ``dispatch`` when it is charged.
+
+        Every compare is made twice in parallel, on A4's registered word and on the copy of
+        the last write, and the hit flag selects the result: the forward is no longer in
+        series with the compares."""
         T, a4, k4, ctrl = s.T, s.a4, s.k4, s.ctrl
-        ok_k, lx, a4_b = s.ok_k, s.lx, s.a4_b
+        a4_b, hit = s.a4_b, s.lendable_hit
+        last, a4_lx = s.lendable_last, s.a4_lx
         s.c = c = a4.cost
         base_k = s.a4_base
         s.tenant_ok = tenant_ok = Signal()
         m.d.comb += tenant_ok.eq(k4 < T)
-        rem_k = lx[0].rem
-        within = Cat(*((ok_k.usage[d] + c[d]) <= base_k[d] for d in range(_DIMS))).all()
+
+        def within_base(own):
+            return Cat(*((own.usage[d] + c[d]) <= base_k[d] for d in range(_DIMS))).all()
+
+        def covers_both(word):
+            return _covers(word.rem, c) & _covers(word.lend, c)
+        within = Signal()
+        own_ok = Signal()
+        m.d.comb += [
+            within.eq(Mux(s.own_hit, within_base(s.own_last), within_base(s.a4_own))),
+            own_ok.eq(Mux(hit[0], _covers(last.rem, c), _covers(a4_lx[0].rem, c))),
+        ]
+        last_covers = Signal()
+        m.d.comb += last_covers.eq(covers_both(last))
         ok_b = [Signal(name=f"lender_ok{j + 1}") for j in range(2)]
         for j in range(2):
-            m.d.comb += ok_b[j].eq(s.a4_use[j] & (a4_b[j] < T) & _covers(lx[j + 1].rem, c)
-                                   & _covers(lx[j + 1].lend, c))
+            m.d.comb += ok_b[j].eq(s.a4_use[j] & (a4_b[j] < T)
+                                   & Mux(hit[j + 1], last_covers, covers_both(a4_lx[j + 1])))
         pool_ok = ~a4.hot & _covers(s.pool, c)
-        own_ok = _covers(rem_k, c)
         glob_ok = _covers(s.glob, c)
-        b2_richer = lx[2].lend[_CPU] > lx[1].lend[_CPU]
+        # lx[2].lend[CPU] > lx[1].lend[CPU], with either side possibly the copy of the last write.
+        cpu1, cpu2, cpu_last = a4_lx[1].lend[_CPU], a4_lx[2].lend[_CPU], last.lend[_CPU]
+        b2_richer = Signal()
+        m.d.comb += b2_richer.eq(Mux(hit[2], Mux(hit[1], 0, cpu_last > cpu1),
+                                     Mux(hit[1], cpu2 > cpu_last, cpu2 > cpu1)))
 
         s.src = src = Signal(_SRC_BITS)
         s.lender = lender = Signal(_TENANT_BITS)
@@ -548,32 +573,69 @@ class Admission(wiring.Component):
 
     def _a4_charge(self, m, s):
         """A4: the write-back words of the decision (the RAM ports are driven in
-        :meth:`_tenant_registers`, where a grant write's materialization shares them)."""
-        c, src, final, charge, ok_k, lx = s.c, s.src, s.final, s.charge, s.ok_k, s.lx
+        :meth:`_tenant_registers`, where a grant write's materialization shares them).
+
+        The charged values are formed for every candidate word (the tenant's, each lender's,
+        and the copy of the last write) before the source is known; the source only selects."""
+        c, src, final, charge, ok_k = s.c, s.src, s.final, s.charge, s.ok_k
+        own_hit, last, hit = s.own_hit, s.lendable_last, s.lendable_hit
+
+        def fwd(f):
+            """``f`` of the tenant's own word as it stands, formed on both candidates."""
+            return Mux(own_hit, f(s.own_last), f(s.a4_own))
         # The tenant's own word: every decided descriptor of a real tenant.
         s.new_own = new_own = Signal(_Own)
         m.d.comb += new_own.eq(ok_k)
         with m.If(final == C["SRC_DEFER"]):
-            m.d.comb += [new_own.throttle_n.eq(ok_k.throttle_n + 1),
-                         new_own.throttle.eq(_add_sat(ok_k.throttle, c))]
+            m.d.comb += [new_own.throttle_n.eq(fwd(lambda w: w.throttle_n + 1)),
+                         new_own.throttle.eq(fwd(lambda w: _add_sat(w.throttle, c)))]
         with m.If(charge):
-            m.d.comb += new_own.usage.eq(_add_sat(ok_k.usage, c))
+            m.d.comb += new_own.usage.eq(fwd(lambda w: _add_sat(w.usage, c)))
             with m.If((src == C["SRC_BORROW"]) | (src == C["SRC_RESERVED"])):
-                m.d.comb += new_own.spill_n.eq(ok_k.spill_n + 1)
+                m.d.comb += new_own.spill_n.eq(fwd(lambda w: w.spill_n + 1))
 
         # The lendable word that pays: the tenant (OWN) or the lender (BORROW).
+        borrow = src == C["SRC_BORROW"]
+        last_rem, last_lend = Signal(CostVector), Signal(CostVector)
+        m.d.comb += [last_rem.eq(_sub(last.rem, c)), last_lend.eq(_sub(last.lend, c))]
+        rem_c = [Mux(hit[j], last_rem, _sub(s.a4_lx[j].rem, c)) for j in range(3)]
+        lend_c = [Mux(hit[j], last_lend, _sub(s.a4_lx[j].lend, c)) for j in range(3)]
         s.new_lendable = new_lendable = Signal(_Lendable)
         s.lendable_row = lendable_row = Signal(_TENANT_BITS)
         s.lendable_write = lendable_write = Signal()
-        paying = _Lendable(Mux(src == C["SRC_BORROW"], Mux(s.lender_sel == 2, lx[2], lx[1]), lx[0]))
+        lender2 = s.lender_sel == 2
         m.d.comb += [
-            new_lendable.rem.eq(_sub(paying.rem, c)),
-            new_lendable.lend.eq(Mux(src == C["SRC_BORROW"], _sub(paying.lend, c), paying.lend)),
+            new_lendable.rem.eq(Mux(borrow, Mux(lender2, rem_c[2], rem_c[1]), rem_c[0])),
+            new_lendable.lend.eq(Mux(borrow, Mux(lender2, lend_c[2], lend_c[1]), s.lx[0].lend)),
             new_lendable.stamp.eq(self.window),
-            lendable_row.eq(Mux(src == C["SRC_BORROW"], s.lender, s.k4)),
-            lendable_write.eq(charge & ((src == C["SRC_BORROW"]) |
+            lendable_row.eq(Mux(borrow, s.lender, s.k4)),
+            lendable_write.eq(charge & (borrow |
                                         ((src == C["SRC_OWN"]) & (s.ctrl.scheduler != C["SCHED_DUALBUCKET"])))),
         ]
+
+    def _a4_forward_hits(self, m, s):
+        """Whether next cycle's A4 words are the ones written this cycle (``own_hit``,
+        ``lendable_hit``), registered: what the copies of the last write are compared with.
+
+        A decision writes only while the pipeline advances, so next cycle's A4 is this
+        cycle's A3: its rows are compared with each row the decision may pay from (the
+        tenant, either lender) in parallel with the decision, which then selects. A grant
+        write's materialization happens only while the pipeline stands (next A4 = this A4).
+        Every row written is an implemented tenant's (``< tenants``), so comparing the full
+        tenant numbers equals comparing the RAM addresses."""
+        k3, k4 = s.a3.desc.tenant, s.k4
+        a3_rows = (k3, s.a3_b[0], s.a3_b[1])
+        a4_rows = (k4, s.a4_b[0], s.a4_b[1])
+        m.d.sync += s.own_hit.eq(s.decide & s.tenant_ok & (k4 == k3))
+        borrow = s.src == C["SRC_BORROW"]
+        lender2 = s.lender_sel == 2
+        for j in range(3):
+            same = [a4_rows[p] == a3_rows[j] for p in range(3)]  # payer p is next A4's row j
+            paid = Mux(borrow, Mux(lender2, same[2], same[1]), same[0])
+            with m.If(s.mat_valid):
+                m.d.sync += s.lendable_hit[j].eq(s.mat_stale & (s.mat_row == a4_rows[j]))
+            with m.Else():
+                m.d.sync += s.lendable_hit[j].eq(s.lendable_write & paid)
 
     def _a4_count(self, m, s):
         """A4: the decision counters, the tenant's active bit and the shared pools' charge."""
@@ -678,14 +740,14 @@ class Admission(wiring.Component):
         bwp = s.burst.write_port()
         m.d.comb += [bwp.addr.eq(ext["BURST_LIST"].index), bwp.data.eq(ext["BURST_LIST"].w_data),
                      bwp.en.eq(ext["BURST_LIST"].w_en)]
-        mat_row = Signal(_TENANT_BITS)
+        s.mat_row = mat_row = Signal(_TENANT_BITS)
         m.d.sync += [
             s.mat_valid.eq((ext["GRANT"].w_en | ext["LEND_GRANT"].w_en) & csr_row_ok),
             mat_row.eq(csr_row),
         ]
         mat_word = Signal(_Lendable)
         m.d.comb += mat_word.eq(Cat(*grant_csr, *lend_grant_csr, self.window))
-        mat_stale = Signal()
+        s.mat_stale = mat_stale = Signal()
         m.d.comb += mat_stale.eq((lendable_csr.stamp != self.window)
                                  & ~(s.lendable_last_valid & (s.lendable_last_row == mat_row)))
         lendable_wp, own_wp = s.lendable_wp, s.own_wp

@@ -112,6 +112,15 @@ MUTANTS = {
     # the same tenant sees the allocation before that I/O's charge and spends it again.
     "no_lendable_forwarding": ("Mux(lendable_last_valid & (lendable_last_row == row), lendable_last, word)",
                                "Mux(0, lendable_last, word)", "underflow", 2, DEPTH_UNDERFLOW),
+    # A4 does not take the write of the cycle before (the registered hit flags stay low): a
+    # decision one behind another paid by the same tenant or lender charges the word as it
+    # was before that decision.
+    "no_lendable_hit": ("m.d.sync += s.lendable_hit[j].eq(s.lendable_write & paid)",
+                        "m.d.sync += s.lendable_hit[j].eq(0)", "underflow", 2, DEPTH_UNDERFLOW),
+    # The same for the tenant's own word: a deferral right behind another of the same tenant
+    # counts from the THROTTLE_N before it.
+    "no_own_hit": ("m.d.sync += s.own_hit.eq(s.decide & s.tenant_ok & (k4 == k3))",
+                   "m.d.sync += s.own_hit.eq(0)", "deferred", 4, DEPTH_ORDER),
 }
 
 
