@@ -123,8 +123,12 @@ class Admission(wiring.Component):
     and the one write it cannot see -- the previous cycle's, for the same tenant or lender
     -- comes from a copy of that write. The words A3 registers miss the write of the
     decision in A4 beside them; A4 takes that one from the same copy, and while A4 is held
-    its words keep absorbing it. Back-to-back I/Os of one tenant, of one lender, or a
-    lender that is also the next I/O's tenant, all run at full rate.
+    its words keep absorbing it. Whether that copy is A4's word is known in the cycle of
+    the write and registered (``own_hit``, ``lendable_hit``), and A4 forms every compare
+    and every charge both on its registered words and on the copy: the forward is a
+    select after them, not a mux before them (issue 22: A4's path starts at flip-flops).
+    Back-to-back I/Os of one tenant, of one lender, or a lender that is also the next
+    I/O's tenant, all run at full rate.
 
     Windows: a COMMIT applies only once the whole datapath is drained (``drained`` high,
     nothing in A0..A4); until then the stage is held. Applying it increments ``window``;
