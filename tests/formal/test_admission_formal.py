@@ -8,7 +8,8 @@ under any backpressure, hold and register traffic. ``make test-long`` proves the
 BORROW from the burst list reachable, for 10 and 8 cycles (the LFSR draws and the lender
 reads make each step several times more expensive; underflow at 9 cycles took more than
 8 CPU-minutes of yices on its last step without finishing). ``FORMAL_DEPTH`` / ``FORMAL_DEPTH_LONG``
-override the depths. Each mutant must make its invariant's proof fail within the same depth.
+override the depths. Each mutant must make its invariant's proof fail within the same depth
+(``no_lendable_hit`` within one more: its case is one step deeper, see its entry).
 """
 
 import importlib.util
