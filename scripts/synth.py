@@ -42,7 +42,8 @@ KERNEL_CONFIGS = sorted((ROOT / "scripts" / "alveo").glob("*.cfg"))
 #: above it is printed as a MISS; its budget (``levels``) holds the depth it has.
 GOAL_LEVELS = 6
 
-#: Parameter points of the core (issue 7): ``bg_core@<point>``.
+#: Parameter points of the core (issue 7): ``bg_core@<point>``; a block that takes fewer
+#: parameters takes its own of them (``bg_admission@small``: admission at 64 tenants).
 POINTS = {
     "small": {"tenants": 64, "ingress": 4, "egress": 4, "segment_bits": 12},
     "large": {"tenants": 1024, "ingress": 16, "egress": 16, "segment_bits": 16},
@@ -50,7 +51,7 @@ POINTS = {
 #: Jobs ``make synth`` runs; ``--full`` (``make synth-full``) adds the big ones: the core at
 #: 1024 tenants and the stand-alone segment monitor with its 64K x 56-bit RAM (the core's own
 #: monitor has 4K segments at ``small``).
-DEFAULT_JOBS = ["bg_cost_estimator", "bg_load_balancer", "bg_buffer_pool", "bg_core@small"]
+DEFAULT_JOBS = ["bg_cost_estimator", "bg_load_balancer", "bg_buffer_pool", "bg_admission@small", "bg_core@small"]
 FULL_JOBS = DEFAULT_JOBS + ["bg_segment_monitor", "bg_core@large"]
 #: The job the unit test synthesizes in every `make test`: the smallest block.
 QUICK_JOB = "bg_cost_estimator"

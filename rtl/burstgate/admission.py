@@ -5,6 +5,8 @@ The rule is the model's, step for step (``Agent::plan`` and ``Agent::io_costed``
 tests and the core's cocotb testbench compare every decision with ``burstgate_model.Agent``.
 """
 
+from types import SimpleNamespace
+
 from amaranth import Array, Cat, Const, Module, Mux, Signal, unsigned
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.memory import Memory
@@ -100,21 +102,33 @@ class Admission(wiring.Component):
     Pipeline (II = 1; the stages advance together and stop only while ``o`` is held, while
     ``hold`` is high, or for one cycle after a GRANT/LEND_GRANT write):
 
-    * A0: accepted on ``i``; both draws are taken from the LFSR (two leap matrices);
-    * A1: burst-list indices ``(r * BURST_N) >> 32``; the burst list RAM is read;
-    * A2: the lenders ``b1``, ``b2`` are known; the tenant RAMs are read for the tenant
-      and both lenders;
-    * A3: the words read are brought up to date (forwarding, window stamps) and registered;
-    * A4 (decide): the decision is made and written back; ``dispatch`` fires;
-    * the decision is on ``o`` one cycle later (latency 5 from ``i`` to ``o``).
+    * A0 (``_a0_draw``): accepted on ``i``; both draws are taken from the LFSR (two leap
+      matrices);
+    * A1 (``_a1_read_burst_list``): burst-list indices ``(r * BURST_N) >> 32``; the burst
+      list RAM is read;
+    * A2 (``_a2_read_tenant_words``): the lenders ``b1``, ``b2`` are known; the tenant RAMs
+      are read for the tenant and both lenders;
+    * A3 (``_a3_bring_up_to_date``): the words read are brought up to date (forwarding,
+      window stamps) and registered;
+    * A4 (``_a4_decide``, ``_a4_charge``, ``_a4_count``): the decision is made and written
+      back; ``dispatch`` fires;
+    * the decision is on ``o`` one cycle later (``_emit``; latency 5 from ``i`` to ``o``).
+
+    Around them: ``_window_control`` (TICK, COMMIT, the window index), ``_memories`` (the
+    RAMs and the copies of the last cycle's writes the forwarding uses),
+    ``_tenant_registers`` and ``_ctrl_registers`` (register access).
 
     Read-modify-write hazards are forwarded, never stalled: the RAM read for the descriptor
     in A3 is re-issued every cycle (so it reflects every write up to the previous cycle),
     and the one write it cannot see -- the previous cycle's, for the same tenant or lender
     -- comes from a copy of that write. The words A3 registers miss the write of the
     decision in A4 beside them; A4 takes that one from the same copy, and while A4 is held
-    its words keep absorbing it. Back-to-back I/Os of one tenant, of one lender, or a
-    lender that is also the next I/O's tenant, all run at full rate.
+    its words keep absorbing it. Whether that copy is A4's word is known in the cycle of
+    the write and registered (``own_hit``, ``lendable_hit``), and A4 forms every compare
+    and every charge both on its registered words and on the copy: the forward is a
+    select after them, not a mux before them (issue 22: A4's path starts at flip-flops).
+    Back-to-back I/Os of one tenant, of one lender, or a lender that is also the next
+    I/O's tenant, all run at full rate.
 
     Windows: a COMMIT applies only once the whole datapath is drained (``drained`` high,
     nothing in A0..A4); until then the stage is held. Applying it increments ``window``;
@@ -222,33 +236,75 @@ class Admission(wiring.Component):
     def tenants(self):
         return self._tenants
 
+    # ---- elaboration, one method per pipeline stage -------------------------------------
+    # Each method adds one part of the stage to ``m`` and puts the signals later parts use on
+    # ``s`` (a namespace: ``s.ctrl`` the CTRL block, ``s.valid[n]`` stage An's valid, ...).
+    # They run in the order below: where two parts assign one signal in one cycle, the later
+    # assignment wins (a bus write over the datapath's update of a pool or of the LFSR, a
+    # COMMIT's clear over a decision's active bit), as the docstrings of those parts say.
+
     def elaborate(self, platform):
         m = Module()
-        T = self._tenants
-        row_bits = max((T - 1).bit_length(), 1)
+        s = SimpleNamespace(T=self._tenants, row_bits=max((self._tenants - 1).bit_length(), 1))
+        self._register_blocks(m, s)
+        self._window_control(m, s)
+        self._memories(m, s)
+        self._a0_draw(m, s)
+        self._a1_read_burst_list(m, s)
+        self._a2_read_tenant_words(m, s)
+        self._a3_bring_up_to_date(m, s)
+        self._a4_decide(m, s)
+        self._a4_charge(m, s)
+        self._a4_count(m, s)
+        self._emit(m, s)
+        self._tenant_registers(m, s)
+        self._a4_forward_hits(m, s)
+        self._ctrl_registers(m, s)
+        return m
 
-        m.submodules.ctrl = ctrl = CsrBlock(block=self._ctrl)
-        m.submodules.tcsr = tcsr = CsrBlock(block=self._tenant)
+    def _register_blocks(self, m, s):
+        """The CTRL and TENANT register blocks on their buses; the counters CTRL shows."""
+        m.submodules.ctrl = s.ctrl = ctrl = CsrBlock(block=self._ctrl)
+        m.submodules.tcsr = s.tcsr = tcsr = CsrBlock(block=self._tenant)
         wiring.connect(m, wiring.flipped(self.ctrl_bus), ctrl.bus)
         wiring.connect(m, wiring.flipped(self.tenant_bus), tcsr.bus)
         wiring.connect(m, wiring.flipped(self.hist_all), ctrl.ext_hist_all)
         wiring.connect(m, wiring.flipped(self.hist), tcsr.ext_hist)
 
-        # ---- window control -------------------------------------------------------------
+        s.ios = Signal(32)
+        s.deferred = Signal(32)
+        s.deferred_egress = Signal(32)
+        s.deferred_buffer = Signal(32)
+        s.pool_drawn = Signal()
+        m.d.comb += [
+            ctrl.ios.eq(s.ios), ctrl.deferred.eq(s.deferred), ctrl.deferred_egress.eq(s.deferred_egress),
+            ctrl.deferred_buffer.eq(s.deferred_buffer), ctrl.pool_drawn.eq(s.pool_drawn),
+            ctrl.completions.eq(self.completions), ctrl.bad_completions.eq(self.bad_completions),
+        ]
+        s.pool = Signal(CostVector)
+        s.glob = Signal(CostVector)
+        # The shared pools, by name for the formal harness (tests/formal: no charge wraps them).
+        self._pools = {"pool": s.pool, "global": s.glob}
+        s.lfsr_state = Signal(32, init=lfsr.ZERO_SEED)  # bg_lfsr_seed(0): the model's reset
+        s.active = Signal(s.T)
+
+    def _window_control(self, m, s):
+        """TICK holds new descriptors out; COMMIT waits for the drain, then increments
+        ``window`` (which makes every tenant word stale: see the class docstring)."""
         tick_held = Signal()        # TICK seen, COMMIT not yet
         commit_pending = Signal()   # COMMIT seen, waiting for the drain
         tick_after = Signal()       # TICK written while a COMMIT was pending
-        mat_valid = Signal()        # a grant write is being materialized (cycle 2 of 2)
-        stage_valid = [Signal(name=f"a{n}_valid") for n in range(5)]  # A1..A4 used
+        s.mat_valid = Signal()      # a grant write is being materialized (cycle 2 of 2)
+        s.valid = [Signal(name=f"a{n}_valid") for n in range(5)]  # A1..A4 used
         busy = Signal()
         m.d.comb += [
-            busy.eq(stage_valid[1] | stage_valid[2] | stage_valid[3] | stage_valid[4] | mat_valid),
+            busy.eq(s.valid[1] | s.valid[2] | s.valid[3] | s.valid[4] | s.mat_valid),
             self.busy.eq(busy),
             self.held.eq(tick_held | commit_pending),
             self.commit_pending.eq(commit_pending),
             self.commit.eq(commit_pending & self.drained & ~busy),
         ]
-        win = ctrl.ext_window
+        win = s.ctrl.ext_window
         with m.If(self.commit):
             m.d.sync += [self.window.eq(self.window + 1), commit_pending.eq(0),
                          tick_held.eq(tick_after), tick_after.eq(0)]
@@ -261,104 +317,22 @@ class Admission(wiring.Component):
             m.d.sync += commit_pending.eq(1)
         with m.If(win.r_en):
             m.d.sync += win.r_data.eq(Cat(tick_held | commit_pending, busy | commit_pending | ~self.drained))
-        m.d.comb += ctrl.window_index.eq(self.window)
+        m.d.comb += s.ctrl.window_index.eq(self.window)
 
-        # ---- counters and flops of CTRL -----------------------------------------------------
-        ios = Signal(32)
-        deferred = Signal(32)
-        deferred_egress = Signal(32)
-        deferred_buffer = Signal(32)
-        pool_drawn = Signal()
-        m.d.comb += [
-            ctrl.ios.eq(ios), ctrl.deferred.eq(deferred), ctrl.deferred_egress.eq(deferred_egress),
-            ctrl.deferred_buffer.eq(deferred_buffer), ctrl.pool_drawn.eq(pool_drawn),
-            ctrl.completions.eq(self.completions), ctrl.bad_completions.eq(self.bad_completions),
-        ]
-        pool = Signal(CostVector)
-        glob = Signal(CostVector)
-        # The shared pools, by name for the formal harness (tests/formal: no charge wraps them).
-        self._pools = {"pool": pool, "global": glob}
-        lfsr_state = Signal(32, init=lfsr.ZERO_SEED)  # bg_lfsr_seed(0): the model's reset
-        active = Signal(T)
+    def _memories(self, m, s):
+        """The tenant RAMs (window words, configuration) and the burst list, and the copies
+        of the last cycle's window-word writes that the forwarding reads."""
+        T = s.T
+        s.own = _ram(m, "own", _Own, T)
+        s.lendable = _ram(m, "lendable", _Lendable, T)
+        s.base = [_ram(m, f"base{d}", unsigned(32), T) for d in range(_DIMS)]
+        s.grant = [_ram(m, f"grant{d}", unsigned(32), T) for d in range(_DIMS)]
+        s.lend_grant = [_ram(m, f"lend_grant{d}", unsigned(32), T) for d in range(_DIMS)]
+        s.burst = _ram(m, "burst", unsigned(_TENANT_BITS), _BURST_ENTRIES)
 
-        # ---- RAMs ---------------------------------------------------------------------------
-        own = _ram(m, "own", _Own, T)
-        lendable = _ram(m, "lendable", _Lendable, T)
-        base = [_ram(m, f"base{d}", unsigned(32), T) for d in range(_DIMS)]
-        grant = [_ram(m, f"grant{d}", unsigned(32), T) for d in range(_DIMS)]
-        lend_grant = [_ram(m, f"lend_grant{d}", unsigned(32), T) for d in range(_DIMS)]
-        burst = _ram(m, "burst", unsigned(_TENANT_BITS), _BURST_ENTRIES)
-
-        # ---- pipeline control -----------------------------------------------------------
-        advance = Signal()
-        m.d.comb += [
-            advance.eq((~self.o.valid | self.o.ready) & ~self.hold & ~mat_valid),
-            self.i.ready.eq(advance),
-        ]
-        accept = self.i.valid & self.i.ready
-
-        # A0 -> A1: draws.
-        r1 = Signal(32)
-        r2 = Signal(32)
-        m.d.comb += [r1.eq(lfsr.leap(lfsr_state, 32)), r2.eq(lfsr.leap(lfsr_state, 64))]
-        a1 = Signal(AdmissionInput)
-        a1_r = [Signal(32, name="a1_r1"), Signal(32, name="a1_r2")]
-        with m.If(advance):
-            m.d.sync += [stage_valid[1].eq(accept), a1.eq(self.i.payload), a1_r[0].eq(r1), a1_r[1].eq(r2)]
-        with m.If(accept):
-            m.d.sync += lfsr_state.eq(r2)
-
-        # A1 -> A2: burst-list indices and the burst list read.
-        n = ctrl.burst_n
-        a2 = Signal(AdmissionInput)
-        a2_idx = [Signal(_BURST_N_BITS, name=f"a2_idx{j}") for j in (1, 2)]
-        a2_use = [Signal(name=f"a2_use{j}") for j in (1, 2)]
-        idx = [Signal(_BURST_N_BITS, name=f"a1_idx{j}") for j in (1, 2)]
-        burst_rp = []
-        for j in range(2):
-            m.d.comb += idx[j].eq((a1_r[j] * n) >> 32)
-            rp = burst.read_port()
-            addr = Mux(advance, idx[j], a2_idx[j])
-            m.d.comb += [rp.addr.eq(addr[:(_BURST_ENTRIES - 1).bit_length()]), rp.en.eq(1)]
-            burst_rp.append(rp)
-        with m.If(advance):
-            m.d.sync += [stage_valid[2].eq(stage_valid[1]), a2.eq(a1)]
-            for j in range(2):
-                m.d.sync += [a2_idx[j].eq(idx[j]), a2_use[j].eq((n != 0) & (idx[j] < _BURST_ENTRIES))]
-
-        # A2 -> A3: tenant and lender reads.
-        a3 = Signal(AdmissionInput)
-        a3_b = [Signal(_TENANT_BITS, name=f"a3_b{j}") for j in (1, 2)]
-        a3_use = [Signal(name=f"a3_use{j}") for j in (1, 2)]
-        a2_b = [burst_rp[j].data for j in range(2)]
-        with m.If(advance):
-            m.d.sync += [stage_valid[3].eq(stage_valid[2]), a3.eq(a2)]
-            for j in range(2):
-                m.d.sync += [a3_b[j].eq(a2_b[j]), a3_use[j].eq(a2_use[j])]
-
-        # Enabled only while a descriptor is there to read for: what a port returns for an
-        # empty A3 is never used, and a simulator then skips the copy of every RAM word.
-        a3_next_valid = Signal()
-        m.d.comb += a3_next_valid.eq(Mux(advance, stage_valid[2], stage_valid[3]))
-
-        def read(mem, a2_addr, a3_addr):
-            """A read port re-issued every cycle for the descriptor that is in A3 next cycle."""
-            rp = mem.read_port()
-            m.d.comb += [rp.addr.eq(Mux(advance, a2_addr, a3_addr)[:row_bits]), rp.en.eq(a3_next_valid)]
-            return rp.data
-
-        k2, k3 = a2.desc.tenant, a3.desc.tenant
-        own_k = read(own, k2, k3)
-        lendable_x = [read(lendable, k2, k3)] + [read(lendable, a2_b[j], a3_b[j]) for j in range(2)]
-        base_k = [read(base[d], k2, k3) for d in range(_DIMS)]
-        grant_x = [[read(grant[d], a, b) for d in range(_DIMS)]
-                   for a, b in ((k2, k3), (a2_b[0], a3_b[0]), (a2_b[1], a3_b[1]))]
-        lend_grant_x = [[read(lend_grant[d], a, b) for d in range(_DIMS)]
-                        for a, b in ((k2, k3), (a2_b[0], a3_b[0]), (a2_b[1], a3_b[1]))]
-
-        # The previous cycle's writes, which the reads above cannot see yet.
-        own_wp = own.write_port()
-        lendable_wp = lendable.write_port()
+        # The previous cycle's writes, which the reads cannot see yet.
+        s.own_wp = own_wp = s.own.write_port()
+        s.lendable_wp = lendable_wp = s.lendable.write_port()
         own_last = Signal(_Own)
         own_last_row = Signal(_TENANT_BITS)
         own_last_valid = Signal()
@@ -370,6 +344,10 @@ class Admission(wiring.Component):
             lendable_last_valid.eq(lendable_wp.en), lendable_last_row.eq(lendable_wp.addr),
             lendable_last.eq(lendable_wp.data),
         ]
+        s.own_last, s.own_last_row, s.own_last_valid = own_last, own_last_row, own_last_valid
+        s.lendable_last, s.lendable_last_row, s.lendable_last_valid = \
+            lendable_last, lendable_last_row, lendable_last_valid
+        names = []
 
         def current_own(word, row):
             """The word as it stands now: forwarded, then cleared if from an older window."""
@@ -380,65 +358,171 @@ class Admission(wiring.Component):
             return cur
 
         def current_lendable(word, row, grant_v, lend_v):
+            """The word as it stands now: forwarded, then refilled if from an older window."""
             fwd = _Lendable(Mux(lendable_last_valid & (lendable_last_row == row), lendable_last, word))
             cur = Signal(_Lendable, name=f"lendable_cur_{len(names)}")
             names.append(cur)
             m.d.comb += cur.eq(Mux(fwd.stamp == self.window, fwd,
                                    Cat(*grant_v, *lend_v, self.window)))
             return cur
-        names = []
+        s.current_own, s.current_lendable = current_own, current_lendable
 
-        # ---- A3: the words as they stand, registered -------------------------------------------
-        # Reading, forwarding and the window check take one cycle and deciding another: in
-        # one cycle they chain the RAM output, the forward and stamp muxes, 32-bit compares,
-        # the source priority, the charge and the write-back data. A3 registers the words
-        # with every write up to the previous cycle's; the one write they miss (the decision
-        # in A4 in that same cycle) is forwarded into A4 from the copy of the last write, and
-        # a held A4 keeps taking in that copy so no write is lost while it waits.
-        own_3 = current_own(own_k, k3)
-        lx_3 = [current_lendable(lendable_x[0], k3, grant_x[0], lend_grant_x[0])]
-        lx_3 += [current_lendable(lendable_x[j + 1], a3_b[j], grant_x[j + 1], lend_grant_x[j + 1])
-                 for j in range(2)]
-        a4 = Signal(AdmissionInput)
-        a4_b = [Signal(_TENANT_BITS, name=f"a4_b{j}") for j in (1, 2)]
-        a4_use = [Signal(name=f"a4_use{j}") for j in (1, 2)]
-        a4_own = Signal(_Own)
-        a4_lx = [Signal(_Lendable, name=f"a4_lendable{j}") for j in range(3)]
-        a4_base = [Signal(32, name=f"a4_base{d}") for d in range(_DIMS)]
-        k4 = a4.desc.tenant
-        ok_k = Signal(_Own)
-        lx = [Signal(_Lendable, name=f"lendable_a4_{j}") for j in range(3)]
-        m.d.comb += ok_k.eq(Mux(own_last_valid & (own_last_row == k4), own_last, a4_own))
-        for j, row in enumerate((k4, a4_b[0], a4_b[1])):
-            m.d.comb += lx[j].eq(Mux(lendable_last_valid & (lendable_last_row == row), lendable_last, a4_lx[j]))
+    def _a0_draw(self, m, s):
+        """A0 -> A1: the pipeline's advance, and both LFSR draws of an accepted descriptor."""
+        s.advance = advance = Signal()
+        m.d.comb += [
+            advance.eq((~self.o.valid | self.o.ready) & ~self.hold & ~s.mat_valid),
+            self.i.ready.eq(advance),
+        ]
+        accept = self.i.valid & self.i.ready
+        r1 = Signal(32)
+        r2 = Signal(32)
+        m.d.comb += [r1.eq(lfsr.leap(s.lfsr_state, 32)), r2.eq(lfsr.leap(s.lfsr_state, 64))]
+        s.a1 = Signal(AdmissionInput)
+        s.a1_r = [Signal(32, name="a1_r1"), Signal(32, name="a1_r2")]
         with m.If(advance):
-            m.d.sync += [stage_valid[4].eq(stage_valid[3]), a4.eq(a3), a4_own.eq(own_3)]
-            m.d.sync += [a4_lx[j].eq(lx_3[j]) for j in range(3)]
-            m.d.sync += [a4_base[d].eq(base_k[d]) for d in range(_DIMS)]
+            m.d.sync += [s.valid[1].eq(accept), s.a1.eq(self.i.payload), s.a1_r[0].eq(r1), s.a1_r[1].eq(r2)]
+        with m.If(accept):
+            m.d.sync += s.lfsr_state.eq(r2)
+
+    def _a1_read_burst_list(self, m, s):
+        """A1 -> A2: the burst-list indices ``(r * BURST_N) >> 32``; the burst list is read
+        (re-read every cycle at A2's index while the pipeline stands)."""
+        advance = s.advance
+        n = s.ctrl.burst_n
+        s.a2 = Signal(AdmissionInput)
+        a2_idx = [Signal(_BURST_N_BITS, name=f"a2_idx{j}") for j in (1, 2)]
+        s.a2_use = [Signal(name=f"a2_use{j}") for j in (1, 2)]
+        idx = [Signal(_BURST_N_BITS, name=f"a1_idx{j}") for j in (1, 2)]
+        burst_rp = []
+        for j in range(2):
+            m.d.comb += idx[j].eq((s.a1_r[j] * n) >> 32)
+            rp = s.burst.read_port()
+            addr = Mux(advance, idx[j], a2_idx[j])
+            m.d.comb += [rp.addr.eq(addr[:(_BURST_ENTRIES - 1).bit_length()]), rp.en.eq(1)]
+            burst_rp.append(rp)
+        with m.If(advance):
+            m.d.sync += [s.valid[2].eq(s.valid[1]), s.a2.eq(s.a1)]
             for j in range(2):
-                m.d.sync += [a4_b[j].eq(a3_b[j]), a4_use[j].eq(a3_use[j])]
+                m.d.sync += [a2_idx[j].eq(idx[j]), s.a2_use[j].eq((n != 0) & (idx[j] < _BURST_ENTRIES))]
+        s.a2_b = [burst_rp[j].data for j in range(2)]  # the lenders b1, b2
+
+    def _a2_read_tenant_words(self, m, s):
+        """A2 -> A3: the lenders are known; the tenant RAMs are read for the tenant and both
+        lenders, re-read every cycle for the descriptor that is in A3 next cycle."""
+        advance, row_bits = s.advance, s.row_bits
+        s.a3 = Signal(AdmissionInput)
+        s.a3_b = [Signal(_TENANT_BITS, name=f"a3_b{j}") for j in (1, 2)]
+        s.a3_use = [Signal(name=f"a3_use{j}") for j in (1, 2)]
+        with m.If(advance):
+            m.d.sync += [s.valid[3].eq(s.valid[2]), s.a3.eq(s.a2)]
+            for j in range(2):
+                m.d.sync += [s.a3_b[j].eq(s.a2_b[j]), s.a3_use[j].eq(s.a2_use[j])]
+
+        # Enabled only while a descriptor is there to read for: what a port returns for an
+        # empty A3 is never used, and a simulator then skips the copy of every RAM word.
+        a3_next_valid = Signal()
+        m.d.comb += a3_next_valid.eq(Mux(advance, s.valid[2], s.valid[3]))
+
+        def read(mem, a2_addr, a3_addr):
+            """A read port re-issued every cycle for the descriptor that is in A3 next cycle."""
+            rp = mem.read_port()
+            m.d.comb += [rp.addr.eq(Mux(advance, a2_addr, a3_addr)[:row_bits]), rp.en.eq(a3_next_valid)]
+            return rp.data
+
+        k2, k3 = s.a2.desc.tenant, s.a3.desc.tenant
+        rows = ((k2, k3), (s.a2_b[0], s.a3_b[0]), (s.a2_b[1], s.a3_b[1]))
+        s.own_k = read(s.own, k2, k3)
+        s.lendable_x = [read(s.lendable, a, b) for a, b in rows]
+        s.base_k = [read(s.base[d], k2, k3) for d in range(_DIMS)]
+        s.grant_x = [[read(s.grant[d], a, b) for d in range(_DIMS)] for a, b in rows]
+        s.lend_grant_x = [[read(s.lend_grant[d], a, b) for d in range(_DIMS)] for a, b in rows]
+
+    def _a3_bring_up_to_date(self, m, s):
+        """A3 -> A4: the words as they stand, registered.
+
+        Reading, forwarding and the window check take one cycle and deciding another: in
+        one cycle they chain the RAM output, the forward and stamp muxes, 32-bit compares,
+        the source priority, the charge and the write-back data. A3 registers the words
+        with every write up to the previous cycle's; the one write they miss (the decision
+        in A4 in that same cycle) is forwarded into A4 from the copy of the last write, and
+        a held A4 keeps taking in that copy so no write is lost while it waits. Whether the
+        copy is A4's word is itself registered (``own_hit``, ``lendable_hit``: see
+        :meth:`_a4_forward_hits`), so A4 starts from flip-flops only.
+        """
+        advance = s.advance
+        k3 = s.a3.desc.tenant
+        own_3 = s.current_own(s.own_k, k3)
+        lx_3 = [s.current_lendable(s.lendable_x[0], k3, s.grant_x[0], s.lend_grant_x[0])]
+        lx_3 += [s.current_lendable(s.lendable_x[j + 1], s.a3_b[j], s.grant_x[j + 1], s.lend_grant_x[j + 1])
+                 for j in range(2)]
+        s.a4 = a4 = Signal(AdmissionInput)
+        s.a4_b = a4_b = [Signal(_TENANT_BITS, name=f"a4_b{j}") for j in (1, 2)]
+        s.a4_use = [Signal(name=f"a4_use{j}") for j in (1, 2)]
+        s.a4_own = a4_own = Signal(_Own)
+        s.a4_lx = a4_lx = [Signal(_Lendable, name=f"a4_lendable{j}") for j in range(3)]
+        s.a4_base = [Signal(32, name=f"a4_base{d}") for d in range(_DIMS)]
+        s.k4 = a4.desc.tenant
+        # A4's words with the write of the cycle before (the decision that was in A4 then).
+        s.own_hit = own_hit = Signal()
+        s.lendable_hit = lendable_hit = [Signal(name=f"lendable_hit{j}") for j in range(3)]
+        s.ok_k = ok_k = Signal(_Own)
+        s.lx = lx = [Signal(_Lendable, name=f"lendable_a4_{j}") for j in range(3)]
+        m.d.comb += ok_k.eq(Mux(own_hit, s.own_last, a4_own))
+        for j in range(3):
+            m.d.comb += lx[j].eq(Mux(lendable_hit[j], s.lendable_last, a4_lx[j]))
+        with m.If(advance):
+            m.d.sync += [s.valid[4].eq(s.valid[3]), a4.eq(s.a3), a4_own.eq(own_3)]
+            m.d.sync += [a4_lx[j].eq(lx_3[j]) for j in range(3)]
+            m.d.sync += [s.a4_base[d].eq(s.base_k[d]) for d in range(_DIMS)]
+            for j in range(2):
+                m.d.sync += [a4_b[j].eq(s.a3_b[j]), s.a4_use[j].eq(s.a3_use[j])]
         with m.Else():
             m.d.sync += [a4_own.eq(ok_k)] + [a4_lx[j].eq(lx[j]) for j in range(3)]
 
-        # ---- A4: decide ---------------------------------------------------------------------
-        c = a4.cost
-        base_k = a4_base
-        tenant_ok = Signal()
+    def _a4_decide(self, m, s):
+        """A4: the scheduler's source on the words as they stand, then the load balancer's
+        and the buffer pool's answers (``final``); ``dispatch`` when it is charged.
+
+        Every compare is made twice in parallel, on A4's registered word and on the copy of
+        the last write, and the hit flag selects the result: the forward is no longer in
+        series with the compares."""
+        T, a4, k4, ctrl = s.T, s.a4, s.k4, s.ctrl
+        a4_b, hit = s.a4_b, s.lendable_hit
+        last, a4_lx = s.lendable_last, s.a4_lx
+        s.c = c = a4.cost
+        base_k = s.a4_base
+        s.tenant_ok = tenant_ok = Signal()
         m.d.comb += tenant_ok.eq(k4 < T)
-        rem_k = lx[0].rem
-        within = Cat(*((ok_k.usage[d] + c[d]) <= base_k[d] for d in range(_DIMS))).all()
+
+        def within_base(own):
+            return Cat(*((own.usage[d] + c[d]) <= base_k[d] for d in range(_DIMS))).all()
+
+        def covers_both(word):
+            return _covers(word.rem, c) & _covers(word.lend, c)
+        within = Signal()
+        own_ok = Signal()
+        m.d.comb += [
+            within.eq(Mux(s.own_hit, within_base(s.own_last), within_base(s.a4_own))),
+            own_ok.eq(Mux(hit[0], _covers(last.rem, c), _covers(a4_lx[0].rem, c))),
+        ]
+        last_covers = Signal()
+        m.d.comb += last_covers.eq(covers_both(last))
         ok_b = [Signal(name=f"lender_ok{j + 1}") for j in range(2)]
         for j in range(2):
-            m.d.comb += ok_b[j].eq(a4_use[j] & (a4_b[j] < T) & _covers(lx[j + 1].rem, c)
-                                   & _covers(lx[j + 1].lend, c))
-        pool_ok = ~a4.hot & _covers(pool, c)
-        own_ok = _covers(rem_k, c)
-        glob_ok = _covers(glob, c)
-        b2_richer = lx[2].lend[_CPU] > lx[1].lend[_CPU]
+            m.d.comb += ok_b[j].eq(s.a4_use[j] & (a4_b[j] < T)
+                                   & Mux(hit[j + 1], last_covers, covers_both(a4_lx[j + 1])))
+        pool_ok = ~a4.hot & _covers(s.pool, c)
+        glob_ok = _covers(s.glob, c)
+        # lx[2].lend[CPU] > lx[1].lend[CPU], with either side possibly the copy of the last write.
+        cpu1, cpu2, cpu_last = a4_lx[1].lend[_CPU], a4_lx[2].lend[_CPU], last.lend[_CPU]
+        b2_richer = Signal()
+        m.d.comb += b2_richer.eq(Mux(hit[2], Mux(hit[1], 0, cpu_last > cpu1),
+                                     Mux(hit[1], cpu2 > cpu_last, cpu2 > cpu1)))
 
-        src = Signal(_SRC_BITS)
-        lender = Signal(_TENANT_BITS)
-        lender_sel = Signal(2)  # which lendable word is charged: 0 tenant, 1 b1, 2 b2
+        s.src = src = Signal(_SRC_BITS)
+        s.lender = lender = Signal(_TENANT_BITS)
+        s.lender_sel = lender_sel = Signal(2)  # which lendable word is charged: 0 tenant, 1 b1, 2 b2
         with m.Switch(ctrl.scheduler):
             with m.Case(C["SCHED_BIOS"]):
                 with m.If(own_ok):
@@ -470,16 +554,16 @@ class Admission(wiring.Component):
             m.d.comb += src.eq(C["SRC_DEFER"])
         m.d.comb += lender.eq(Mux(lender_sel == 2, a4_b[1], a4_b[0]))
 
-        decide = Signal()
+        s.decide = decide = Signal()
         admits = Signal()
         m.d.comb += [
-            decide.eq(stage_valid[4] & advance),
+            decide.eq(s.valid[4] & s.advance),
             admits.eq(src < C["SRC_DEFER"]),
             self.decided.eq(decide),
             self.query_queue.eq(a4.desc.queue),
             self.dispatch_cpu_ns.eq(c[_CPU]),
         ]
-        final = Signal(_SRC_BITS)
+        s.final = final = Signal(_SRC_BITS)
         with m.If(~admits):
             m.d.comb += final.eq(src)
         with m.Elif(~self.egress_ok):
@@ -488,67 +572,118 @@ class Admission(wiring.Component):
             m.d.comb += final.eq(C["SRC_DEFER_BUFFER"])
         with m.Else():
             m.d.comb += final.eq(src)
-        charge = Signal()
+        s.charge = charge = Signal()
         m.d.comb += [charge.eq(decide & admits & self.egress_ok & self.buffer_ok), self.dispatch.eq(charge)]
 
-        # Write-back of the tenant's own word: every decided descriptor of a real tenant.
-        new_own = Signal(_Own)
+    def _a4_charge(self, m, s):
+        """A4: the write-back words of the decision (the RAM ports are driven in
+        :meth:`_tenant_registers`, where a grant write's materialization shares them).
+
+        The charged values are formed for every candidate word (the tenant's, each lender's,
+        and the copy of the last write) before the source is known; the source only selects."""
+        c, src, final, charge, ok_k = s.c, s.src, s.final, s.charge, s.ok_k
+        own_hit, last, hit = s.own_hit, s.lendable_last, s.lendable_hit
+
+        def fwd(f):
+            """``f`` of the tenant's own word as it stands, formed on both candidates."""
+            return Mux(own_hit, f(s.own_last), f(s.a4_own))
+        # The tenant's own word: every decided descriptor of a real tenant.
+        s.new_own = new_own = Signal(_Own)
         m.d.comb += new_own.eq(ok_k)
         with m.If(final == C["SRC_DEFER"]):
-            m.d.comb += [new_own.throttle_n.eq(ok_k.throttle_n + 1),
-                         new_own.throttle.eq(_add_sat(ok_k.throttle, c))]
+            m.d.comb += [new_own.throttle_n.eq(fwd(lambda w: w.throttle_n + 1)),
+                         new_own.throttle.eq(fwd(lambda w: _add_sat(w.throttle, c)))]
         with m.If(charge):
-            m.d.comb += new_own.usage.eq(_add_sat(ok_k.usage, c))
+            m.d.comb += new_own.usage.eq(fwd(lambda w: _add_sat(w.usage, c)))
             with m.If((src == C["SRC_BORROW"]) | (src == C["SRC_RESERVED"])):
-                m.d.comb += new_own.spill_n.eq(ok_k.spill_n + 1)
+                m.d.comb += new_own.spill_n.eq(fwd(lambda w: w.spill_n + 1))
 
-        # Write-back of the lendable word that pays: the tenant (OWN) or the lender (BORROW).
-        new_lendable = Signal(_Lendable)
-        lendable_row = Signal(_TENANT_BITS)
-        lendable_write = Signal()
-        paying = _Lendable(Mux(src == C["SRC_BORROW"], Mux(lender_sel == 2, lx[2], lx[1]), lx[0]))
+        # The lendable word that pays: the tenant (OWN) or the lender (BORROW).
+        borrow = src == C["SRC_BORROW"]
+        last_rem, last_lend = Signal(CostVector), Signal(CostVector)
+        m.d.comb += [last_rem.eq(_sub(last.rem, c)), last_lend.eq(_sub(last.lend, c))]
+        rem_c = [Mux(hit[j], last_rem, _sub(s.a4_lx[j].rem, c)) for j in range(3)]
+        lend_c = [Mux(hit[j], last_lend, _sub(s.a4_lx[j].lend, c)) for j in range(3)]
+        s.new_lendable = new_lendable = Signal(_Lendable)
+        s.lendable_row = lendable_row = Signal(_TENANT_BITS)
+        s.lendable_write = lendable_write = Signal()
+        lender2 = s.lender_sel == 2
         m.d.comb += [
-            new_lendable.rem.eq(_sub(paying.rem, c)),
-            new_lendable.lend.eq(Mux(src == C["SRC_BORROW"], _sub(paying.lend, c), paying.lend)),
+            new_lendable.rem.eq(Mux(borrow, Mux(lender2, rem_c[2], rem_c[1]), rem_c[0])),
+            new_lendable.lend.eq(Mux(borrow, Mux(lender2, lend_c[2], lend_c[1]), s.lx[0].lend)),
             new_lendable.stamp.eq(self.window),
-            lendable_row.eq(Mux(src == C["SRC_BORROW"], lender, k4)),
-            lendable_write.eq(charge & ((src == C["SRC_BORROW"]) |
-                                        ((src == C["SRC_OWN"]) & (ctrl.scheduler != C["SCHED_DUALBUCKET"])))),
+            lendable_row.eq(Mux(borrow, s.lender, s.k4)),
+            lendable_write.eq(charge & (borrow |
+                                        ((src == C["SRC_OWN"]) & (s.ctrl.scheduler != C["SCHED_DUALBUCKET"])))),
         ]
 
-        with m.If(decide):
-            m.d.sync += ios.eq(ios + 1)
+    def _a4_forward_hits(self, m, s):
+        """Whether next cycle's A4 words are the ones written this cycle (``own_hit``,
+        ``lendable_hit``), registered: what the copies of the last write are compared with.
+
+        A decision writes only while the pipeline advances, so next cycle's A4 is this
+        cycle's A3: its rows are compared with each row the decision may pay from (the
+        tenant, either lender) in parallel with the decision, which then selects. A grant
+        write's materialization happens only while the pipeline stands (next A4 = this A4).
+        Every row written is an implemented tenant's (``< tenants``), so comparing the full
+        tenant numbers equals comparing the RAM addresses."""
+        k3, k4 = s.a3.desc.tenant, s.k4
+        a3_rows = (k3, s.a3_b[0], s.a3_b[1])
+        a4_rows = (k4, s.a4_b[0], s.a4_b[1])
+        m.d.sync += s.own_hit.eq(s.decide & s.tenant_ok & (k4 == k3))
+        borrow = s.src == C["SRC_BORROW"]
+        lender2 = s.lender_sel == 2
+        for j in range(3):
+            same = [a4_rows[p] == a3_rows[j] for p in range(3)]  # payer p is next A4's row j
+            paid = Mux(borrow, Mux(lender2, same[2], same[1]), same[0])
+            with m.If(s.mat_valid):
+                m.d.sync += s.lendable_hit[j].eq(s.mat_stale & (s.mat_row == a4_rows[j]))
+            with m.Else():
+                m.d.sync += s.lendable_hit[j].eq(s.lendable_write & paid)
+
+    def _a4_count(self, m, s):
+        """A4: the decision counters, the tenant's active bit and the shared pools' charge."""
+        c, src, final, charge, ctrl = s.c, s.src, s.final, s.charge, s.ctrl
+        deferred = s.deferred
+        with m.If(s.decide):
+            m.d.sync += s.ios.eq(s.ios + 1)
             with m.If(final == C["SRC_DEFER"]):
                 m.d.sync += deferred.eq(deferred + 1)
             with m.If(final == C["SRC_DEFER_EGRESS"]):
-                m.d.sync += deferred_egress.eq(deferred_egress + 1)
+                m.d.sync += s.deferred_egress.eq(s.deferred_egress + 1)
             with m.If(final == C["SRC_DEFER_BUFFER"]):
-                m.d.sync += deferred_buffer.eq(deferred_buffer + 1)
-            with m.If(tenant_ok):
-                m.d.sync += active.bit_select(k4[:row_bits], 1).eq(1)
+                m.d.sync += s.deferred_buffer.eq(s.deferred_buffer + 1)
+            with m.If(s.tenant_ok):
+                m.d.sync += s.active.bit_select(s.k4[:s.row_bits], 1).eq(1)
         with m.If(charge):
             with m.If((src == C["SRC_OWN"]) & (ctrl.scheduler != C["SCHED_BIOS"])
                       & (ctrl.scheduler != C["SCHED_BASE"])):
-                m.d.sync += glob.eq(_sub(glob, c))
+                m.d.sync += s.glob.eq(_sub(s.glob, c))
             with m.If(src == C["SRC_RESERVED"]):
-                m.d.sync += [pool.eq(_sub(pool, c)), pool_drawn.eq(1)]
+                m.d.sync += [s.pool.eq(_sub(s.pool, c)), s.pool_drawn.eq(1)]
 
-        # Output register: valid drops when taken without a new decision behind it.
+    def _emit(self, m, s):
+        """The output register: valid drops when taken without a new decision behind it."""
+        a4, final = s.a4, s.final
         with m.If(self.o.valid & self.o.ready):
             m.d.sync += self.o.valid.eq(0)
-        with m.If(advance):
+        with m.If(s.advance):
             m.d.sync += [
-                self.o.valid.eq(stage_valid[4]),
+                self.o.valid.eq(s.valid[4]),
                 self.o.payload.tag.eq(a4.desc.tag),
-                self.o.payload.tenant.eq(k4),
+                self.o.payload.tenant.eq(s.k4),
                 self.o.payload.queue.eq(a4.desc.queue),
                 self.o.payload.source.eq(final),
-                self.o.payload.lender.eq(Mux(final == C["SRC_BORROW"], lender, 0)),
+                self.o.payload.lender.eq(Mux(final == C["SRC_BORROW"], s.lender, 0)),
                 self.o.payload.hot.eq(a4.hot),
-                self.o.payload.cost.eq(c),
+                self.o.payload.cost.eq(s.c),
             ]
 
-        # ---- register access ------------------------------------------------------------
+    def _tenant_registers(self, m, s):
+        """TENANT register access: reads through their own RAM ports (brought up to date as
+        A3 does), configuration writes, and a grant write's materialization of the stale
+        window word, which takes the lendable RAM's write port from the datapath for a cycle."""
+        T, row_bits, tcsr = s.T, s.row_bits, s.tcsr
         ext = {r.name: getattr(tcsr, f"ext_{r.name.lower()}") for r in self._tenant.registers
                if r.name != "HIST"}
         vectors = ("RES_BASE", "GRANT", "LEND_GRANT", "REMAINING", "LENDABLE", "USAGE", "THROTTLE")
@@ -572,20 +707,20 @@ class Admission(wiring.Component):
             rp = mem.read_port()
             m.d.comb += [rp.addr.eq(csr_row[:row_bits]), rp.en.eq(tenant_access)]
             return rp.data
-        own_csr = csr_read(own)
-        lendable_csr = csr_read(lendable)
-        base_csr = Array(csr_read(base[d]) for d in range(_DIMS))
-        grant_csr = [csr_read(grant[d]) for d in range(_DIMS)]
-        lend_grant_csr = [csr_read(lend_grant[d]) for d in range(_DIMS)]
-        burst_csr = burst.read_port()
+        own_csr = csr_read(s.own)
+        lendable_csr = csr_read(s.lendable)
+        base_csr = Array(csr_read(s.base[d]) for d in range(_DIMS))
+        grant_csr = [csr_read(s.grant[d]) for d in range(_DIMS)]
+        lend_grant_csr = [csr_read(s.lend_grant[d]) for d in range(_DIMS)]
+        burst_csr = s.burst.read_port()
         m.d.comb += [burst_csr.addr.eq(ext["BURST_LIST"].index), burst_csr.en.eq(tenant_access)]
 
         r_row = Signal(_TENANT_BITS)
         r_dim = Signal(2)
         r_ok = Signal()
         m.d.sync += [r_row.eq(csr_row), r_dim.eq(csr_dim), r_ok.eq(csr_row_ok)]
-        own_r = current_own(own_csr, r_row)
-        lendable_r = current_lendable(lendable_csr, r_row, grant_csr, lend_grant_csr)
+        own_r = s.current_own(own_csr, r_row)
+        lendable_r = s.current_lendable(lendable_csr, r_row, grant_csr, lend_grant_csr)
         zero = Const(0, 32)
         values = {
             "RES_BASE": base_csr[r_dim], "GRANT": Array(grant_csr)[r_dim],
@@ -600,51 +735,55 @@ class Admission(wiring.Component):
 
         # Config writes land at once; a grant write also materializes the tenant's window word
         # from the old grants, which the csr ports read in this same cycle.
-        for name, mems in (("RES_BASE", base), ("GRANT", grant), ("LEND_GRANT", lend_grant)):
+        for name, mems in (("RES_BASE", s.base), ("GRANT", s.grant), ("LEND_GRANT", s.lend_grant)):
             for d in range(_DIMS):
                 wp = mems[d].write_port()
                 e = ext[name]
                 m.d.comb += [wp.addr.eq(e.index[2:][:row_bits]), wp.data.eq(e.w_data),
                              wp.en.eq(e.w_en & (e.index[:2] == d) & (e.index[2:] < T))]
-        bwp = burst.write_port()
+        bwp = s.burst.write_port()
         m.d.comb += [bwp.addr.eq(ext["BURST_LIST"].index), bwp.data.eq(ext["BURST_LIST"].w_data),
                      bwp.en.eq(ext["BURST_LIST"].w_en)]
-        mat_row = Signal(_TENANT_BITS)
+        s.mat_row = mat_row = Signal(_TENANT_BITS)
         m.d.sync += [
-            mat_valid.eq((ext["GRANT"].w_en | ext["LEND_GRANT"].w_en) & csr_row_ok),
+            s.mat_valid.eq((ext["GRANT"].w_en | ext["LEND_GRANT"].w_en) & csr_row_ok),
             mat_row.eq(csr_row),
         ]
         mat_word = Signal(_Lendable)
         m.d.comb += mat_word.eq(Cat(*grant_csr, *lend_grant_csr, self.window))
-        mat_stale = Signal()
+        s.mat_stale = mat_stale = Signal()
         m.d.comb += mat_stale.eq((lendable_csr.stamp != self.window)
-                                 & ~(lendable_last_valid & (lendable_last_row == mat_row)))
-        with m.If(mat_valid):
+                                 & ~(s.lendable_last_valid & (s.lendable_last_row == mat_row)))
+        lendable_wp, own_wp = s.lendable_wp, s.own_wp
+        with m.If(s.mat_valid):
             m.d.comb += [lendable_wp.addr.eq(mat_row), lendable_wp.data.eq(mat_word),
                          lendable_wp.en.eq(mat_stale)]
         with m.Else():
-            m.d.comb += [lendable_wp.addr.eq(lendable_row), lendable_wp.data.eq(new_lendable),
-                         lendable_wp.en.eq(lendable_write)]
-        m.d.comb += [own_wp.addr.eq(k4[:row_bits]), own_wp.data.eq(new_own), own_wp.en.eq(decide & tenant_ok)]
+            m.d.comb += [lendable_wp.addr.eq(s.lendable_row), lendable_wp.data.eq(s.new_lendable),
+                         lendable_wp.en.eq(s.lendable_write)]
+        m.d.comb += [own_wp.addr.eq(s.k4[:row_bits]), own_wp.data.eq(s.new_own),
+                     own_wp.en.eq(s.decide & s.tenant_ok)]
 
-        # CTRL externals: the pools, the LFSR, the active bits. A bus write wins over the
-        # datapath's update of the same cycle (firmware writes them while drained anyway).
-        for reg, vec in ((ctrl.ext_pool, pool), (ctrl.ext_global, glob)):
+    def _ctrl_registers(self, m, s):
+        """CTRL externals: the pools, the LFSR seed, the active bits. A bus write wins over
+        the datapath's update of the same cycle (firmware writes them while drained anyway),
+        and a COMMIT's clear of the active bits and POOL_DRAWN over a decision's."""
+        ctrl, T = s.ctrl, s.T
+        for reg, vec in ((ctrl.ext_pool, s.pool), (ctrl.ext_global, s.glob)):
             with m.If(reg.w_en):
                 m.d.sync += vec[reg.index].eq(reg.w_data)
             with m.If(reg.r_en):
                 m.d.sync += reg.r_data.eq(vec[reg.index])
         seed = ctrl.ext_seed
         with m.If(seed.w_en):
-            m.d.sync += lfsr_state.eq(lfsr.seeded(seed.w_data))
+            m.d.sync += s.lfsr_state.eq(lfsr.seeded(seed.w_data))
         with m.If(seed.r_en):
-            m.d.sync += seed.r_data.eq(lfsr_state)
+            m.d.sync += seed.r_data.eq(s.lfsr_state)
         act = ctrl.ext_active
         n_words = (T + 31) // 32
-        padded = Cat(active, Const(0, 32 * n_words - T)) if 32 * n_words > T else active
+        padded = Cat(s.active, Const(0, 32 * n_words - T)) if 32 * n_words > T else s.active
         words = Array(padded[32 * w: 32 * w + 32] for w in range(n_words))
         with m.If(act.r_en):
             m.d.sync += act.r_data.eq(Mux(act.index < len(words), words[act.index], 0))
         with m.If(self.commit):
-            m.d.sync += [active.eq(0), pool_drawn.eq(0)]
-        return m
+            m.d.sync += [s.active.eq(0), s.pool_drawn.eq(0)]

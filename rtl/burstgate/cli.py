@@ -34,6 +34,11 @@ def _load_balancer():
     return LoadBalancer()
 
 
+def _admission(**params):
+    from .admission import Admission
+    return Admission(**params)
+
+
 def _buffer_pool():
     from .buffer_pool import BufferPool
     return BufferPool()
@@ -46,11 +51,13 @@ TOPS = {
     "bg_segment_monitor": _segment_monitor,
     "bg_load_balancer": _load_balancer,
     "bg_buffer_pool": _buffer_pool,
+    "bg_admission": _admission,
 }
 
 #: Build parameters of the blocks that take them (``generate --tenants`` etc.).
 PARAMETERS = {
     "bg_core": ("tenants", "ingress", "egress", "segment_bits"),
+    "bg_admission": ("tenants",),
 }
 
 
