@@ -44,7 +44,7 @@ def _limit_memory():
 
 def _command(prog, argv):
     if prog in bad_inputs.C_PROGRAMS:
-        return [str(BUILD / bad_inputs.C_PROGRAMS[prog]), *argv]
+        return [str(BUILD.resolve() / bad_inputs.C_PROGRAMS[prog]), *argv]
     return [sys.executable, "-m", "burstgate", *argv]
 
 

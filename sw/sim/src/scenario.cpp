@@ -226,19 +226,19 @@ void load_trace(const Loader &L, const YAML::Node &n, const std::string &P, Trac
                     : L.string(n["file"], "") != tr.file   ? " (a relative file is read from the scenario's folder)"
                                                            : ""));
     if (n["device"]) tr.device = L.string(n["device"], P + ".device");
-    // A trace with nothing to replay for this tenant is a mistake (a wrong file, format or
-    // device), not a run with an idle tenant: read up to its first read or write now. The
-    // trace's own errors (gzip, a bad first line) are found here too, with their line.
+    // A trace with nothing to replay is a mistake (a wrong file or format), not a run with an
+    // idle tenant: read up to its first read or write now. The trace's own errors (gzip, a bad
+    // first line) are found here too, with their line. (A device the trace lacks is the run's
+    // warning: the device may be idle in this excerpt.)
     try {
         bg::trace::TraceReader rd(tr.file, tr.format);
         bg::trace::Record r;
         bool found = false;
         while (!found && rd.next(r))
-            found = r.op != bg::trace::Op::kOther && (tr.device.empty() || r.device == tr.device);
+            found = r.op != bg::trace::Op::kOther;
         if (!found)
             L.fail(opt.trace_file.empty() ? n["file"] : n, P + ".file",
-                   "'" + tr.file + "' has no read or write record" + (tr.device.empty() ? "" : " of device '" + tr.device + "'") +
-                       " (read as " + bg::trace::format_name(tr.format) + ")");
+                   "'" + tr.file + "' has no read or write record (read as " + bg::trace::format_name(tr.format) + ")");
     } catch (const bg::trace::TraceError &e) {
         throw ScenarioError(e.what());
     }
