@@ -29,7 +29,7 @@ class Case:
     expect: str = "bad"      # "bad": exit 2, located message; "ok": exit 0
     where: str = ""          # regex the first stderr line must match (bad cases)
     check: object = None     # ok cases: function(folder) -> None, asserting what was written
-    timeout: float = 30
+    timeout: float = 60       # a passing case takes well under a second; the margin is for a loaded machine
     dirs: tuple = ()         # folders to create
 
 
