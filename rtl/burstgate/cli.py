@@ -7,8 +7,6 @@
 import pathlib
 import sys
 
-from amaranth.back import verilog
-
 from .tools.reports import InputError
 
 __all__ = ["main", "TOPS", "generate"]
@@ -64,6 +62,7 @@ PARAMETERS = {
 def generate(out, names, params=None):
     """Write ``<name>.v`` under ``out``; ``params`` go to the blocks that take them."""
     out.mkdir(parents=True, exist_ok=True)
+    from amaranth.back import verilog  # here: every `burstgate` command imports this module for its arguments
     params = {k: v for k, v in (params or {}).items() if v is not None}
     for name in names:
         own = {k: v for k, v in params.items() if k in PARAMETERS.get(name, ())}

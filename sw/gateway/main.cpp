@@ -89,8 +89,8 @@ int lock_data_dir(const std::string &dir)
 {
     const std::string path = dir + "/.burstgate.lock";
     const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0)
-        throw std::runtime_error("--data-dir: " + path + ": " + std::strerror(errno));
+    if (fd < 0)  // a folder that is missing, not a folder, or not writable: the option is wrong
+        throw UsageError("--data-dir: " + path + ": " + std::strerror(errno));
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
         char buf[32] = {};
         const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
@@ -137,7 +137,7 @@ bool stale_socket(const std::string &path)
     return true;
 }
 
-int listen_unix(const std::string &path)
+int listen_unix(const std::string &path, const char *option = "--unix")
 {
     sockaddr_un a = unix_address(path);
     const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -146,8 +146,8 @@ int listen_unix(const std::string &path)
     const mode_t old = ::umask(0077);  // only this user connects
     const int rc = ::bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a);
     ::umask(old);
-    if (fd < 0 || rc != 0 || ::listen(fd, 64) != 0)
-        throw std::runtime_error(path + ": " + std::strerror(errno));
+    if (fd < 0 || rc != 0 || ::listen(fd, 64) != 0)  // a missing folder, a file in the way: the option is wrong
+        throw UsageError(std::string(option) + ": " + path + ": " + std::strerror(errno));
     return fd;
 }
 
@@ -272,6 +272,13 @@ int main(int argc, char **argv)
         bg::sim::Scenario sc = bg::sim::load_scenario(config);
         if (!profile.empty())
             bg::sim::apply_profile(sc, profile);
+        // The report's file is opened now: a bad --out must not be found only when the gateway stops.
+        std::ofstream out_file;
+        if (!out.empty()) {
+            out_file.open(out);
+            if (!out_file)
+                throw UsageError("--out: cannot write '" + out + "': " + std::strerror(errno));
+        }
         bg::gw::EngineOptions eo;
         eo.engine = engine;
         eo.scheduler = scheduler.empty() ? sc.scheduler : bg::sim::parse_scheduler(scheduler);
@@ -310,7 +317,7 @@ int main(int argc, char **argv)
             if (eng.max_block(t) + 4096 > so.tenant_buffer)
                 throw UsageError("--tenant-buffer " + std::to_string(so.tenant_buffer) + " is below tenant " +
                                  sc.tenants[t].name + "'s schedulable block (" + std::to_string(eng.max_block(t)) + " bytes)");
-        const int cfd = control.empty() ? -1 : listen_unix(control);
+        const int cfd = control.empty() ? -1 : listen_unix(control, "--control");
         bg::gw::Server srv(eng, so);
         eng.start();
         std::fprintf(stderr, "burstgate-gateway: %zu exports on %s (engine %s, scheduler %s, window %.0f us)\n",
@@ -376,9 +383,7 @@ int main(int argc, char **argv)
         if (out.empty()) {
             std::fputs(report.c_str(), stdout);
         } else {
-            std::ofstream f(out);
-            f << report;
-            if (!f)
+            if (!(out_file << report) || !out_file.flush())
                 throw std::runtime_error("--out: cannot write '" + out + "': " + std::strerror(errno));
         }
         std::fprintf(stderr, "burstgate-gateway: stopped; %llu protocol errors refused\n",

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <stdexcept>
@@ -99,8 +100,8 @@ std::vector<MixEntry> load_mix(const std::string &file)
     if (file.empty())
         return bg::cli::default_mix();
     std::ifstream in(file);
-    if (!in)
-        throw InputError("--mix: cannot open '" + file + "': " + std::strerror(errno));
+    if (!in || std::filesystem::is_directory(file))
+        throw InputError("--mix: cannot open '" + file + "': " + (in ? "it is a folder" : std::strerror(errno)));
     return bg::cli::parse_mix(in, file);
 }
 

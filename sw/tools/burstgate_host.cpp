@@ -130,6 +130,13 @@ int replay(const Args &a)
         any = any || t.wl.trace;
     if (!any)
         throw bg::sim::ScenarioError(a.tenants + ":1: tenants: no tenant has workload.mode: trace, so the trace would not be replayed");
+    // The output is opened before the run, so a bad path fails now and not after it.
+    std::ofstream out_file;
+    if (!a.out.empty()) {
+        out_file.open(a.out);
+        if (!out_file)
+            throw UsageError("--out: cannot write '" + a.out + "': " + std::strerror(errno));
+    }
     bg::sim::SimOptions opt;
     opt.engine = a.engine;
     opt.scheduler = a.scheduler;
@@ -142,8 +149,7 @@ int replay(const Args &a)
     if (a.out.empty()) {
         std::fputs(json.c_str(), stdout);
     } else {
-        std::ofstream f(a.out);
-        if (!(f << json))
+        if (!(out_file << json) || !out_file.flush())
             throw std::runtime_error("--out: cannot write '" + a.out + "': " + std::strerror(errno));
     }
     if (!a.quiet) {
@@ -185,8 +191,8 @@ int trace2iolog(const Args &a)
     const auto map = parse_device_map(a.device_map);
     std::error_code ec;
     std::filesystem::create_directories(a.out_dir, ec);
-    if (ec)
-        throw std::runtime_error("--out-dir: cannot create '" + a.out_dir + "': " + ec.message());
+    if (ec || !std::filesystem::is_directory(a.out_dir))
+        throw UsageError("--out-dir: cannot create '" + a.out_dir + "': " + (ec ? ec.message() : "not a folder"));
     struct Out {
         std::string path;
         std::unique_ptr<std::ofstream> file;
@@ -231,7 +237,7 @@ int trace2iolog(const Args &a)
                      static_cast<unsigned long long>(o.log->written()), o.path.c_str(),
                      o.log->skipped() ? (" (" + std::to_string(o.log->skipped()) + " sync/trim skipped)").c_str() : "");
     }
-    if (unmapped)
+    if (unmapped && !outs.empty())
         std::fprintf(stderr, "burstgate-host: %llu records of unmapped devices skipped (--only-mapped)\n",
                      static_cast<unsigned long long>(unmapped));
     if (outs.empty()) {

@@ -109,8 +109,22 @@ std::vector<MixEntry> parse_mix(std::istream &in, const std::string &name)
     std::vector<MixEntry> mix;
     std::string line;
     unsigned lineno = 0;
-    while (std::getline(in, line)) {
+    // A mix line is short: read at most kMaxLine bytes of one, so a file without newlines (or
+    // /dev/zero) is refused rather than read whole.
+    constexpr std::streamsize kMaxLine = 4096;
+    char text[kMaxLine + 1];
+    for (;;) {
+        in.getline(text, sizeof text);
+        const std::streamsize got = in.gcount();
+        if (in.fail() && !in.eof() && !in.bad())
+            throw InputError(name + ":" + std::to_string(lineno + 1) + ": line longer than " + std::to_string(kMaxLine) +
+                             " bytes");
+        if (got == 0 && (in.eof() || in.bad()))
+            break;
         lineno++;
+        line.assign(text, static_cast<std::size_t>(got - (in.eof() ? 0 : 1)));
+        if (line.find('\0') != std::string::npos)
+            throw InputError(name + ":" + std::to_string(lineno) + ": a NUL byte (a binary file?)");
         line = line.substr(0, line.find('#'));
         std::istringstream fields(line);
         std::vector<std::string> f;
@@ -122,8 +136,10 @@ std::vector<MixEntry> parse_mix(std::istream &in, const std::string &name)
         if (f.size() != 4)
             throw InputError(where + ": expected 4 fields 'PRODUCT OP SIZE SHARE' (e.g. 'A write 4k 0.25'), got " +
                              std::to_string(f.size()));
-        mix.push_back({parse_product(f[0], where), parse_op(f[1], where), parse_size(f[2], where),
-                       parse_share(f[3], where)});
+        const uint32_t size = parse_size(f[2], where);
+        if (size == 0)
+            throw InputError(where + ": size 0: an I/O moves at least one byte");
+        mix.push_back({parse_product(f[0], where), parse_op(f[1], where), size, parse_share(f[3], where)});
     }
     if (mix.empty())
         throw InputError(name + ":" + std::to_string(lineno ? lineno : 1) +

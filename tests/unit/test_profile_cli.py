@@ -82,7 +82,7 @@ def test_profile_sets_the_sa_cost_of_every_product(tmp_path):
     (profile(10000).replace("base: 10000", "base: -5", 1), ":3: cpu_ns.read.base: must not be negative"),
     (profile(10000).replace("swlimit_mbps", "swlimit"), ":5: swlimit: unknown key"),
     (profile(10000).replace("  write: {base: 10000, per_kib: 0}\n", ""), ":3: cpu_ns.write: missing"),
-    ("threads: [\n", ":2: profile:"),
+    ("threads: [\n", ":2: (syntax):"),
 ])
 def test_bad_profile_is_a_located_error(tmp_path, text, where):
     r = sim(tmp_path, text)

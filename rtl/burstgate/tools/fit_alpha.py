@@ -20,7 +20,7 @@ alpha = sum(w x) / sum(x^2), w in us and rates in Mb/s, the units dualbucket.alp
 import math
 import pathlib
 
-from burstgate.tools.reports import InputError, csv_rows, non_negative_number, positive_number
+from burstgate.tools.reports import InputError, csv_rows, non_negative_number, number, positive_number
 
 NEED = ("t_ms", "tenant", "mbps", "sa_p95_us", "sa_n")
 
@@ -30,15 +30,15 @@ def load_point(path, warmup_ms, min_samples):
     windows = {}  # t_ms -> [sum of mbps, p95 us or None, samples]
     what = "a burstgate-sim series with SA delay (from a dualbucket or cost_adjust run with --csv)"
     for line, row in csv_rows(path, NEED, what):
-        try:
-            t = float(row["t_ms"])
-            w = windows.setdefault(t, [0.0, None, 0])
-            w[0] += float(row["mbps"])
-            if row["sa_n"] != "":
-                w[2] = int(row["sa_n"])
-                w[1] = float(row["sa_p95_us"]) if row["sa_p95_us"] != "" else None
-        except (ValueError, TypeError) as exc:
-            raise InputError(f"{path}:{line}: {exc if not isinstance(exc, TypeError) else 'missing field'}") from exc
+        t = number(path, line, "t_ms", row["t_ms"], blank=None)
+        w = windows.setdefault(t, [0.0, None, 0])
+        w[0] += number(path, line, "mbps", row["mbps"], blank=None)
+        if row["sa_n"] not in ("", None):
+            n = number(path, line, "sa_n", row["sa_n"])
+            if n != int(n):
+                raise InputError(f"{path}:{line}: sa_n: expected a count, got {row['sa_n']!r}")
+            w[2] = int(n)
+            w[1] = number(path, line, "sa_p95_us", row["sa_p95_us"], blank=None) if row["sa_p95_us"] != "" else None
     used = [(mbps, p95) for t, (mbps, p95, n) in windows.items()
             if t > warmup_ms and p95 is not None and n >= min_samples]
     if not used:
@@ -79,6 +79,8 @@ def add_arguments(p):
 
 
 def run(args):
+    if args.min_samples < 0:
+        raise InputError(f"--min-samples: expected 0 or more, got {args.min_samples}")
     points, lines = [], ["| run | lambda Mb/s | mu - lambda | windows | measured P95 us | Eq. (1) us |",
                          "|---|---|---|---|---|---|"]
     rows = []

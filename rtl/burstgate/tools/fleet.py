@@ -42,6 +42,7 @@ from burstgate.tools.sweep import add_engine_arguments, check_engine_args, load_
 SCHEDULERS = ("bios", "wild", "base", "dualbucket")
 MAX_OPEN = 128          # device files open at once while splitting
 MAX_TENANTS = 1024      # burstgate-sim's limit per scenario
+MAX_NODES = 4096        # a scenario per node is held in memory
 FLOOR_IOPS, FLOOR_MBPS = 50.0, 1.0
 HIST_STEP = math.log(1.02)  # per-second rate histograms: 2 % buckets, bounded whatever the trace's length
 
@@ -117,8 +118,21 @@ class Device:
             self.bps_hist.add(0, idle)
 
 
+MAX_LENGTH = (1 << 24) - 1   # the largest I/O one descriptor carries (burstgate-sim's trace reader)
+MAX_LINE = 4096              # bytes of one trace line; a record is far shorter
+
+
+def _count(text, what):
+    """A field as a whole number >= 0, as burstgate-sim's trace reader takes it."""
+    text = text.strip()
+    if not text.isdigit() or not text.isascii():
+        raise ValueError(f"{what}: expected a whole number >= 0, got {text[:40]!r}")
+    return int(text)
+
+
 def _parse(fmt, fields, path, lineno):
-    """(device, t_us, length, is_read) of one record, or None for a record the replay skips."""
+    """(device, t_us, length, is_read) of one record; the checks are burstgate-sim's, so a trace
+    split here replays there."""
     try:
         if fmt == "alibaba":
             if len(fields) != 5:
@@ -126,18 +140,22 @@ def _parse(fmt, fields, path, lineno):
             op = fields[1].strip()
             if op not in ("R", "W"):
                 raise ValueError(f"opcode: unknown '{op}' (expected R or W)")
-            return str(int(fields[0])), int(fields[4]), int(fields[3]), op == "R"
-        if len(fields) != 5:
-            raise ValueError("expected Timestamp,Offset,Size,IOType,VolumeID")
-        op = fields[3].strip()
-        if op not in ("0", "1"):
-            raise ValueError(f"IOType: unknown '{op}' (expected 0 or 1)")
-        return fields[4].strip(), int(fields[0]) * 1_000_000, int(fields[2]) * 512, op == "0"
+            dev, length, t_us = str(_count(fields[0], "device_id")), _count(fields[3], "length"), _count(fields[4], "timestamp")
+            _count(fields[2], "offset")
+        else:
+            if len(fields) != 5:
+                raise ValueError("expected Timestamp,Offset,Size,IOType,VolumeID")
+            op = fields[3].strip()
+            if op not in ("0", "1"):
+                raise ValueError(f"IOType: unknown '{op}' (expected 0 or 1)")
+            t_us, length, dev = _count(fields[0], "Timestamp") * 1_000_000, _count(fields[2], "Size") * 512, str(_count(fields[4], "VolumeID"))
+            _count(fields[1], "Offset")
+            op = "R" if op == "0" else "W"
+        if not 1 <= length <= MAX_LENGTH:
+            raise ValueError(f"length {length} bytes: expected 1..{MAX_LENGTH} (the largest I/O a descriptor carries)")
+        return dev, t_us, length, op == "R"
     except ValueError as exc:
-        msg = str(exc)
-        if msg.startswith("invalid literal"):
-            msg = "a field is not a whole number"
-        raise InputError(f"{path}:{lineno}: {msg}") from None
+        raise InputError(f"{path}:{lineno}: {exc}") from None
 
 
 def _safe_name(device):
@@ -152,20 +170,28 @@ def split_trace(path, fmt, out_dir):
     first = last = None
     names = {}
     try:
-        src = open(path, "r", encoding="utf-8", errors="strict", newline="")
+        src = open(path, "rb")
     except OSError as exc:
         raise InputError(f"{path}: {exc.strerror or exc}") from None
     with src:
+        if src.peek(2)[:2] == b"\x1f\x8b":
+            raise InputError(f"{path}: gzip-compressed; decompress it first (gunzip -k '{path}')")
         lineno = 0
         try:
-            for line in src:
+            # Lines are read at most MAX_LINE bytes at a time: a file without newlines costs no memory.
+            for raw in iter(lambda: src.readline(MAX_LINE + 1), b""):
                 lineno += 1
+                if len(raw) > MAX_LINE:
+                    raise InputError(f"{path}:{lineno}: line longer than {MAX_LINE} bytes: not a trace record")
+                line = raw.decode("utf-8")
                 text = line.rstrip("\r\n")
                 if not text.strip() or text.startswith("#"):
                     continue
                 rec = _parse(fmt, text.split(","), path, lineno)
                 dev, t_us, length, is_read = rec
                 d = devices.get(dev)
+                if d is not None and t_us < d.last_us:
+                    raise InputError(f"{path}:{lineno}: device {dev}: time goes backwards ({t_us} us after {d.last_us})")
                 if d is None:
                     d = devices[dev] = Device(t_us)
                     name = _safe_name(dev)
@@ -184,7 +210,9 @@ def split_trace(path, fmt, out_dir):
                 handles[dev] = f
                 f.write(text + "\n")
         except UnicodeDecodeError as exc:
-            raise InputError(f"{path}:{lineno + 1}: not UTF-8 text ({exc.reason})") from None
+            raise InputError(f"{path}:{lineno}: not UTF-8 text ({exc.reason})") from None
+        except OSError as exc:
+            raise InputError(f"{path}: {exc.strerror or exc}") from None
         finally:
             for f in handles.values():
                 f.close()
@@ -227,8 +255,12 @@ def load_contracts(path, devices):
         for part in c:
             v = c[part]
             if not isinstance(v, dict) or set(v) != {"iops", "mbps"} or not all(
-                    isinstance(x, (int, float)) and not isinstance(x, bool) and x >= 0 for x in v.values()):
-                raise InputError(f"{path}:{lines(dev, part)}: {dev}.{part}: expected {{iops: N, mbps: N}}, N >= 0")
+                    isinstance(x, (int, float)) and not isinstance(x, bool) and 0 <= x <= hi
+                    for x, hi in ((v["iops"], 1e9), (v["mbps"], 1e7))):
+                raise InputError(f"{path}:{lines(dev, part)}: {dev}.{part}: expected {{iops: N, mbps: N}}, "
+                                 "IOPS in 0..1e9, MB/s in 0..1e7 (burstgate-sim's ranges)")
+        if "burst" in c and (c["burst"]["iops"] < c["base"]["iops"] or c["burst"]["mbps"] < c["base"]["mbps"]):
+            raise InputError(f"{path}:{lines(dev, 'burst')}: {dev}.burst: below base")
         out[dev] = {"base": c["base"], "burst": c.get("burst", c["base"])}
     missing = sorted(set(devices) - set(out))
     if missing:
@@ -370,8 +402,10 @@ def _template(args):
 
 def run(args):
     check_engine_args(args)
-    if args.nodes < 1:
-        raise InputError(f"--nodes: expected 1 or more, got {args.nodes}")
+    if not 1 <= args.nodes <= MAX_NODES:
+        raise InputError(f"--nodes: expected 1..{MAX_NODES}, got {args.nodes}")
+    if not 0 <= args.seed < 2**32:
+        raise InputError(f"--seed: expected 0..2^32-1, got {args.seed}")
     if not (math.isfinite(args.slo_period_ms) and args.slo_period_ms > 0):
         raise InputError(f"--slo-period-ms: expected a number above 0, got {args.slo_period_ms}")
     if not (math.isfinite(args.time_scale) and args.time_scale > 0):

@@ -8,15 +8,19 @@ per report, so schedulers compare at a glance.
 
 import math
 import pathlib
+import re
 
-import matplotlib
-
-matplotlib.use("Agg")  # files only; no display needed
-import matplotlib.ticker  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
+from burstgate.tools.reports import InputError, csv_rows, load_report, number, output_folder
 
 
-from burstgate.tools.reports import InputError, csv_rows, load_report, output_folder  # noqa: E402
+def _pyplot():
+    """matplotlib, imported when a figure is drawn: every `burstgate` command imports this module
+    for its arguments, and matplotlib would add a second to each one's start."""
+    import matplotlib
+    matplotlib.use("Agg")  # files only; no display needed
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+    return matplotlib, plt
 
 
 def ccdf(hist):
@@ -50,6 +54,7 @@ def check_same_scenario(reports, paths):
 
 
 def plot_cdfs(reports, out_dir):
+    matplotlib, plt = _pyplot()
     names = [t["name"] for t in reports[0]["tenants"]]
     fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.6), squeeze=False)
     styles = ["-", "--", ":", "-."]
@@ -79,7 +84,8 @@ def plot_cdfs(reports, out_dir):
     engines = sorted({r.get("engine", "?") for r in reports})
     fig.suptitle(f"{reports[0]['scenario']} (engine {', '.join(engines)}): latency, complementary CDF")
     fig.tight_layout()
-    path = pathlib.Path(out_dir) / f"{reports[0]['scenario']}-cdf.png"
+    # A scenario's name may hold any character but quotes: the file name keeps it inside out_dir.
+    path = pathlib.Path(out_dir) / f"{re.sub(r'[^A-Za-z0-9_.-]', '_', reports[0]['scenario']).lstrip('.')}-cdf.png"
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
@@ -95,11 +101,7 @@ def load_series(path):
     for line, row in csv_rows(path, NEED, "a burstgate-sim series"):
         s = series.setdefault(row["tenant"], {k: [] for k in NEED if k != "tenant"})
         for k in s:
-            cell = row[k]
-            try:
-                s[k].append(math.nan if cell in ("", None) else float(cell))
-            except ValueError as exc:
-                raise InputError(f"{path}:{line}: {k}: {exc}") from exc
+            s[k].append(number(path, line, k, row[k]))
     if not series:
         raise InputError(f"{path}: no rows")
     return series
@@ -123,6 +125,7 @@ def _panels(scheduler):
 
 
 def plot_series(series, title, scheduler, out_path):
+    _, plt = _pyplot()
     panels = _panels(scheduler)
     fig, axes = plt.subplots(len(panels), 1, figsize=(9, 1.9 * len(panels)), sharex=True)
     for ax, (label, values) in zip(axes, panels):

@@ -34,7 +34,7 @@ import tempfile
 import yaml
 
 from burstgate.tools.engine import Failure, run_tasks
-from burstgate.tools.reports import InputError, read_text
+from burstgate.tools.reports import InputError, output_folder, read_text
 
 SPEC_KEYS = ("scenario", "set", "grid", "seeds", "schedulers", "engines", "plot")
 SCHEDULERS = ("bios", "wild", "base", "dualbucket")
@@ -42,6 +42,7 @@ ENGINES = ("model", "verilator", "xrt")
 LAT = ("avg", "p50", "p90", "p99", "p999", "max", "count")
 TENANT_FIELDS = ("iops", "mbps", *(f"lat_us.{k}" for k in LAT), "throttled", "deferred_ios", "generated", "finished")
 UTIL = ("cpu", "ingress", "egress", "swlimit")
+MAX_TASKS = 10000
 
 
 # ---- the spec ------------------------------------------------------------------------------
@@ -74,16 +75,38 @@ class _Lines:
         return self.lines.get(path, 1)
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML keeps the last of a key given twice in a mapping; a file that does so would run with
+    one of the two values without a word, so it is refused (as burstgate-sim refuses it)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            try:
+                twice = key in seen
+                seen.add(key)
+            except TypeError:  # an unhashable key: SafeLoader's own error names it
+                break
+            if twice:
+                raise yaml.constructor.ConstructorError(None, None, f"key {key!r} given twice in one mapping",
+                                                        key_node.start_mark)
+        return super().construct_mapping(node, deep)
+
+
 def load_yaml(path):
-    """(data, lines) of a YAML file; InputError with the line for a syntax error."""
+    """(data, lines) of a YAML file; InputError with the line for a syntax error or a key given twice."""
     text = read_text(path)
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 -- a SafeLoader
+        lines = _Lines(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark else 1
         raise InputError(f"{path}:{line}: not YAML ({getattr(exc, 'problem', None) or exc})") from None
-    return data, _Lines(text)
+    except RecursionError:
+        raise InputError(f"{path}:1: nested too deeply") from None
+    return data, lines
 
 
 def _walk_path(doc, dotted):
@@ -185,6 +208,12 @@ class Spec:
         self.seeds = _list_of(spec, "seeds", lines, path, kind=int) or [template.get("seed", 1)]
         self.schedulers = _list_of(spec, "schedulers", lines, path, SCHEDULERS) or [template.get("scheduler", "bios")]
         self.engines = _list_of(spec, "engines", lines, path, ENGINES) or ["model"]
+        count = len(self.seeds) * len(self.schedulers) * len(self.engines)
+        for _, values in self.grid:
+            count *= len(values)
+        if count > MAX_TASKS:
+            raise InputError(f"{path}:{lines('grid')}: grid: {count} tasks, more than {MAX_TASKS} "
+                             "(each holds its scenario in memory until the table is written): split the sweep")
         self.plot = spec.get("plot")
         if self.plot is not None:
             if not isinstance(self.plot, dict) or set(self.plot) - {"metric", "x", "tenant"} or "metric" not in self.plot:
@@ -365,11 +394,29 @@ def check_engine_args(args):
             raise InputError(str(exc)) from None
 
 
+def output_file(path):
+    """``path`` as a file to write, its folder made now (before any task runs), or InputError."""
+    out = pathlib.Path(path)
+    if out.is_dir():
+        raise InputError(f"--out {out}: is a folder")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"--out {out}: {exc.strerror or exc}") from None
+    if not os.access(out.parent, os.W_OK):
+        raise InputError(f"--out {out}: its folder is not writable")
+    return out
+
+
 def run(args):
     check_engine_args(args)
     spec = Spec(args.spec)
     if args.out and not args.out.endswith(".csv"):
         raise InputError(f"--out {args.out}: the table is written as CSV (name it .csv)")
+    if args.out:
+        output_file(args.out)
+    if spec.plot and args.plots:
+        output_folder(args.plots, "--plots")
     tasks = spec.tasks()
     results, info = run_tasks(sweep_task, [(s, e, sc, seed, args.sim) for _, s, e, sc, seed in tasks],
                            address=args.address, workers=args.workers, progress=not args.quiet)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -39,36 +40,52 @@ std::string format_trace_record(const TraceRecord& r)
 
 std::vector<TraceRecord> read_trace(const std::string& path)
 {
+    if (std::filesystem::is_directory(path)) throw std::runtime_error(path + ": cannot open (it is a folder)");
     std::ifstream in(path);
     if (!in) throw std::runtime_error(path + ": cannot open");
     std::vector<TraceRecord> out;
-    std::string line;
+    // Lines are read with a bound: a record is under 100 bytes, and a file without newlines
+    // (or a device) must not be read whole into memory.
+    constexpr std::streamsize kMaxLine = 1 << 16;
+    std::vector<char> buf(kMaxLine + 1);
     std::size_t n = 0;
-    while (std::getline(in, line)) {
+    for (;;) {
+        in.getline(buf.data(), kMaxLine + 1);
+        const std::streamsize got = in.gcount();
+        if (in.bad()) throw std::runtime_error(path + ":" + std::to_string(n + 1) + ": read error");
+        if (in.fail() && !in.eof())
+            throw std::runtime_error(path + ":" + std::to_string(n + 1) + ": line longer than " + std::to_string(kMaxLine) +
+                                     " bytes: not a trace record");
+        if (got == 0 && in.eof()) break;
         ++n;
+        std::string line(buf.data(), static_cast<std::size_t>(got - (in.eof() ? 0 : 1)));
         const auto hash = line.find('#');
         if (hash != std::string::npos) line.resize(hash);
-        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-        std::istringstream s(line);
-        TraceRecord r;
-        long long t;
-        std::string op, src, extra;
-        int level;
-        if (!(s >> t >> r.thread >> op >> src >> level >> r.file >> r.offset >> r.bytes) || (s >> extra)) {
-            throw std::runtime_error(path + ":" + std::to_string(n) +
-                                     ": expected 't_ns thread op source level file offset bytes'");
+        if (line.find_first_not_of(" \t\r") != std::string::npos) {
+            auto bad = [&](const std::string& what) { throw std::runtime_error(path + ":" + std::to_string(n) + ": " + what); };
+            // Every field is a count or a name: a '-' would wrap an unsigned field to a huge value.
+            if (line.find('-') != std::string::npos) bad("a negative number (every field is 0 or more)");
+            std::istringstream s(line);
+            TraceRecord r;
+            long long t;
+            std::string op, src, extra;
+            int level;
+            if (!(s >> t >> r.thread >> op >> src >> level >> r.file >> r.offset >> r.bytes) || (s >> extra))
+                bad("expected 't_ns thread op source level file offset bytes'");
+            if (op != "R" && op != "W") bad("op must be R or W, not '" + op + "'");
+            if (!parse_source(src, r.source)) bad("unknown source '" + src + "'");
+            if (level < 0 || level > 63) bad("level out of range");
+            if (r.bytes == 0) bad("zero-byte I/O");
+            r.t = t;
+            r.op = op == "R" ? IoOp::read : IoOp::write;
+            r.level = static_cast<std::uint8_t>(level);
+            out.push_back(r);
         }
-        auto bad = [&](const std::string& what) { throw std::runtime_error(path + ":" + std::to_string(n) + ": " + what); };
-        if (t < 0) bad("negative time");
-        if (op != "R" && op != "W") bad("op must be R or W, not '" + op + "'");
-        if (!parse_source(src, r.source)) bad("unknown source '" + src + "'");
-        if (level < 0 || level > 63) bad("level out of range");
-        if (r.bytes == 0) bad("zero-byte I/O");
-        r.t = t;
-        r.op = op == "R" ? IoOp::read : IoOp::write;
-        r.level = static_cast<std::uint8_t>(level);
-        out.push_back(r);
+        if (in.eof()) break;
     }
+    if (out.empty())
+        throw std::runtime_error(path + ":" + std::to_string(n ? n : 1) +
+                                 ": no I/O record (lines 't_ns thread op source level file offset bytes')");
     return out;
 }
 

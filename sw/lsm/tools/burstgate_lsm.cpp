@@ -435,6 +435,7 @@ int cmd_run(const Options& o)
 int cmd_replay(const Options& o)
 {
     std::vector<TraceRecord> trace;
+    if (!o.json.empty() && !std::ofstream(o.json)) fail("--json: cannot write '" + o.json + "'");  // before the run
     try {
         trace = read_trace(o.trace);
     } catch (const std::runtime_error& e) {

@@ -12,15 +12,13 @@ namespace bg::sim {
 void apply_profile(Scenario &sc, const std::string &path)
 {
     const Fields L(path);
-    std::ifstream in(path);
-    if (!in)
-        throw ScenarioError(path + ":1: cannot read the profile");
-    YAML::Node n;
+    std::string text;
     try {
-        n = YAML::Load(in);
-    } catch (const YAML::Exception &e) {
-        L.fail_line(e.mark.line + 1, "profile", e.msg);
+        text = L.read_file();
+    } catch (const ScenarioError &e) {
+        throw ScenarioError(path + ":1: cannot read the profile (" + std::string(e.what()).substr(path.size() + 2) + ")");
     }
+    const YAML::Node n = L.parse(text);
     L.check_keys(n, "", {"threads", "cpu_ns", "swlimit_mbps", "measured"});
     for (const char *k : {"threads", "cpu_ns", "swlimit_mbps"})
         if (!n[k])

@@ -23,6 +23,9 @@ static_assert(kProducts == BG_PRODUCTS, "product classes must match the register
 
 namespace {
 
+// Names go into reports, plot titles and file names (the gateway's export and data file).
+constexpr std::size_t kMaxName = 200;
+
 class Loader : public Fields {
 public:
     using Fields::Fields;
@@ -215,13 +218,30 @@ void load_trace(const Loader &L, const YAML::Node &n, const std::string &P, Trac
     } catch (const std::invalid_argument &e) {
         L.fail(opt.trace_format.empty() ? n["format"] : n, P + ".format", e.what());
     }
-    if (!std::ifstream(tr.file))
+    if (!std::ifstream(tr.file) || std::filesystem::is_directory(tr.file))
         L.fail(opt.trace_file.empty() ? n["file"] : n, P + ".file",
                "cannot open '" + tr.file + "'" +
-                   (!opt.trace_file.empty()            ? " (given with --trace)"
-                    : L.string(n["file"], "") != tr.file ? " (a relative file is read from the scenario's folder)"
-                                                         : ""));
+                   (std::filesystem::is_directory(tr.file) ? " (it is a folder)"
+                    : !opt.trace_file.empty()              ? " (given with --trace)"
+                    : L.string(n["file"], "") != tr.file   ? " (a relative file is read from the scenario's folder)"
+                                                           : ""));
     if (n["device"]) tr.device = L.string(n["device"], P + ".device");
+    // A trace with nothing to replay is a mistake (a wrong file or format), not a run with an
+    // idle tenant: read up to its first read or write now. The trace's own errors (gzip, a bad
+    // first line) are found here too, with their line. (A device the trace lacks is the run's
+    // warning: the device may be idle in this excerpt.)
+    try {
+        bg::trace::TraceReader rd(tr.file, tr.format);
+        bg::trace::Record r;
+        bool found = false;
+        while (!found && rd.next(r))
+            found = r.op != bg::trace::Op::kOther;
+        if (!found)
+            L.fail(opt.trace_file.empty() ? n["file"] : n, P + ".file",
+                   "'" + tr.file + "' has no read or write record (read as " + bg::trace::format_name(tr.format) + ")");
+    } catch (const bg::trace::TraceError &e) {
+        throw ScenarioError(e.what());
+    }
     if (n["time_scale"]) tr.time_scale = L.number(n["time_scale"], P + ".time_scale", 1e-9, 1e9);
     if (n["skip_s"])
         tr.skip_ns = static_cast<std::uint64_t>(std::llround(L.number(n["skip_s"], P + ".skip_s", 0, 1e9) * 1e9));
@@ -317,8 +337,9 @@ void load_tenant(const Loader &L, const YAML::Node &n, const std::string &P, con
     if (!n["name"])
         L.fail(n, P + ".name", "missing");
     t.name = L.string(n["name"], P + ".name");
-    if (t.name.empty() || t.name.find_first_of("\",\n\\") != std::string::npos)
-        L.fail(n["name"], P + ".name", "must be non-empty without quotes, commas or backslashes");
+    if (t.name.empty() || t.name.find_first_of("\",\n\\") != std::string::npos || t.name.size() > kMaxName)
+        L.fail(n["name"], P + ".name", "must be non-empty without quotes, commas or backslashes, at most " +
+                                           std::to_string(kMaxName) + " characters");
     const std::string prod = n["product"] ? L.string(n["product"], P + ".product") : "A";
     if (prod.size() != 1 || prod[0] < 'A' || prod[0] >= static_cast<char>('A' + kProducts))
         L.fail(n["product"], P + ".product", "unknown product class '" + prod + "' (expected A..D)");
@@ -364,22 +385,16 @@ Scheduler parse_scheduler(const std::string &name)
 Scenario parse_scenario(const std::string &text, const std::string &file, const LoadOptions &opt)
 {
     Loader L(file);
-    YAML::Node root;
-    try {
-        root = YAML::Load(text);
-    } catch (const YAML::ParserException &e) {
-        L.fail_line(e.mark.line + 1, "(syntax)", e.msg);
-    }
+    const YAML::Node root = L.parse(text);
     Scenario s;
     s.file = file;
     if (!root.IsMap())
         L.fail_line(1, "(top level)", "expected a mapping of scenario keys");
-    L.check_no_duplicate_keys(root);
     L.check_keys(root, "", {"name", "seed", "duration_ms", "warmup_ms", "scheduler", "window_us", "dpu",
                             "dualbucket", "bios", "tenants", "lsm"});
     s.name = root["name"] ? L.string(root["name"], "name") : "unnamed";
-    if (s.name.find_first_of("\"\\\n") != std::string::npos)
-        L.fail(root["name"], "name", "must not contain quotes or backslashes");
+    if (s.name.find_first_of("\"\\\n") != std::string::npos || s.name.size() > kMaxName)
+        L.fail(root["name"], "name", "must not contain quotes or backslashes, and at most " + std::to_string(kMaxName) + " characters");
     if (root["seed"]) s.seed = L.integer(root["seed"], "seed", 0, UINT32_MAX);
     if (!root["duration_ms"])
         L.fail_line(1, "duration_ms", "missing");
@@ -435,14 +450,7 @@ Scenario parse_scenario(const std::string &text, const std::string &file, const 
 
 Scenario load_scenario(const std::string &path, const LoadOptions &opt)
 {
-    if (std::filesystem::is_directory(path))
-        throw ScenarioError(path + ": is a folder, not a scenario file");
-    std::ifstream in(path);
-    if (!in)
-        throw ScenarioError(path + ": cannot open");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parse_scenario(ss.str(), path, opt);
+    return parse_scenario(Fields(path).read_file(), path, opt);
 }
 
 }  // namespace bg::sim

@@ -6,10 +6,14 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <initializer_list>
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "burstgate/sim/scenario.hpp"
 
@@ -53,20 +57,95 @@ public:
         }
     }
 
-    // YAML allows a key twice in a mapping and yaml-cpp keeps the first: a scenario that sets
-    // a key twice would silently run with one of the two values. Refused anywhere in the tree.
-    void check_no_duplicate_keys(const YAML::Node &n, const std::string &path = "") const
+    // The largest YAML file read (a 1024-tenant scenario is about 100 KB) and the most nodes a
+    // document may hold once its aliases are followed (an alias tree can stand for 10^9 nodes in
+    // a few lines; walking it would never end).
+    static constexpr std::size_t kMaxFileBytes = 16u << 20;
+    static constexpr std::size_t kMaxNodes = 1u << 20;
+
+    // The file's bytes, at most kMaxFileBytes of them (a device or a huge file is refused, not
+    // read whole). Throws ScenarioError "PATH: ..." when it cannot be read.
+    std::string read_file() const
     {
+        if (std::filesystem::is_directory(file_))
+            throw ScenarioError(file_ + ": is a folder, not a scenario file");
+        std::ifstream in(file_, std::ios::binary);
+        if (!in)
+            throw ScenarioError(file_ + ": cannot open");
+        std::string text;
+        char buf[1 << 16];
+        while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+            text.append(buf, static_cast<std::size_t>(in.gcount()));
+            if (text.size() > kMaxFileBytes)
+                fail_line(1, "(file)", "larger than " + std::to_string(kMaxFileBytes >> 20) + " MiB: not a scenario");
+        }
+        if (in.bad())
+            throw ScenarioError(file_ + ": read error");
+        return text;
+    }
+
+    // The one YAML document of `text`, checked as every reader needs it: UTF-8 without control
+    // characters, one document, keys that are plain scalars, none given twice (yaml-cpp would keep
+    // the first silently), at most kMaxNodes nodes.
+    YAML::Node parse(const std::string &text) const
+    {
+        check_text(text);
+        std::vector<YAML::Node> docs;
+        try {
+            docs = YAML::LoadAll(text);
+        } catch (const YAML::Exception &e) {
+            fail_line(e.mark.line + 1, "(syntax)", e.msg);
+        }
+        if (docs.size() > 1)
+            fail(docs[1], "(syntax)", "a second YAML document ('---'): one scenario per file");
+        YAML::Node root = docs.empty() ? YAML::Node() : docs[0];
+        std::size_t budget = kMaxNodes;
+        check_no_duplicate_keys(root, "", budget);
+        return root;
+    }
+
+    // Text, not binary: valid UTF-8 and no control character but tab, CR and LF.
+    void check_text(const std::string &t) const
+    {
+        int line = 1;
+        for (std::size_t i = 0; i < t.size();) {
+            const auto c = static_cast<unsigned char>(t[i]);
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "0x%02X", c);
+            if (c == '\n')
+                line++;
+            if (c < 0x20 && c != '\n' && c != '\r' && c != '\t')
+                fail_line(line, "(text)", std::string("control character ") + hex + " (a binary file?)");
+            std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+            bool ok = len > 0 && i + len <= t.size();
+            for (std::size_t k = 1; ok && k < len; k++)
+                ok = (static_cast<unsigned char>(t[i + k]) & 0xc0) == 0x80;
+            if (!ok)
+                fail_line(line, "(text)", std::string("not UTF-8 text (byte ") + hex + ")");
+            i += len;
+        }
+    }
+
+    // YAML allows a key twice in a mapping and yaml-cpp keeps the first: a scenario that sets
+    // a key twice would silently run with one of the two values. Refused anywhere in the tree,
+    // as are keys that are not plain scalars ("? [a, b]").
+    void check_no_duplicate_keys(const YAML::Node &n, const std::string &path, std::size_t &budget) const
+    {
+        if (budget-- == 0)
+            fail(n, path.empty() ? "(top level)" : path,
+                 "more than " + std::to_string(kMaxNodes) + " nodes (aliases that repeat a tree?)");
         if (n.IsSequence()) {
             for (std::size_t i = 0; i < n.size(); i++)
-                check_no_duplicate_keys(n[i], path + "[" + std::to_string(i) + "]");
+                check_no_duplicate_keys(n[i], path + "[" + std::to_string(i) + "]", budget);
         } else if (n.IsMap()) {
             std::set<std::string> seen;
             for (auto it = n.begin(); it != n.end(); ++it) {
-                const std::string key = it->first.IsScalar() ? it->first.Scalar() : "(complex key)";
+                if (!it->first.IsScalar())
+                    fail(it->first, path.empty() ? "(top level)" : path, "a key must be a plain name, not a list or mapping");
+                const std::string key = it->first.Scalar();
                 if (!seen.insert(key).second)
                     fail(it->first, join(path, key), "key given twice in one mapping (first at an earlier line)");
-                check_no_duplicate_keys(it->second, join(path, key));
+                check_no_duplicate_keys(it->second, join(path, key), budget);
             }
         }
     }

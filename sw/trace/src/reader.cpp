@@ -73,7 +73,7 @@ Format parse_format(const std::string &name)
 TraceReader::TraceReader(const std::string &path, Format format)
     : own_(std::make_unique<std::ifstream>(path)), in_(own_.get()), name_(path), format_(format)
 {
-    if (!*own_)
+    if (!*own_ || std::filesystem::is_directory(path))
         throw TraceError(path + ": cannot open" + (std::filesystem::is_directory(path) ? " (it is a folder)" : ""));
     // The traces are often published compressed; say so rather than "line 1: bad field".
     const int b0 = own_->get(), b1 = own_->get();
@@ -186,11 +186,52 @@ void TraceReader::check_length(std::uint64_t length, Record &r) const
     r.length = static_cast<std::uint32_t>(length);
 }
 
+namespace {
+
+// The longest line a reader takes: a record is under 200 bytes, so anything longer is not one
+// (and a file without newlines, or /dev/zero, must not be read whole into memory).
+constexpr std::size_t kMaxLine = 1u << 16;
+
+// std::getline with a bound: false at the end of the input; `too_long` when the line exceeds kMaxLine.
+bool read_line(std::istream &in, std::string &line, bool &too_long)
+{
+    line.clear();
+    too_long = false;
+    std::streambuf *sb = in.rdbuf();
+    for (;;) {
+        const int c = sb->sbumpc();
+        if (c == std::char_traits<char>::eof()) {
+            in.setstate(std::ios::eofbit);
+            return !line.empty();
+        }
+        if (c == '\n')
+            return true;
+        if (line.size() == kMaxLine) {
+            too_long = true;
+            return true;
+        }
+        line.push_back(static_cast<char>(c));
+    }
+}
+
+}  // namespace
+
 bool TraceReader::next(Record &r)
 {
     std::string line;
-    while (std::getline(*in_, line)) {
+    bool too_long = false;
+    for (;;) {
+        try {
+            if (!read_line(*in_, line, too_long))
+                break;
+        } catch (const std::ios_base::failure &) {  // the stream buffer's own read error
+            fail("read error");
+        }
         line_++;
+        if (too_long)
+            fail("line longer than " + std::to_string(kMaxLine) + " bytes: not a trace record");
+        if (line.find('\0') != std::string::npos)
+            fail("a NUL byte (a binary file?)");
         if (!line.empty() && line.back() == '\r')
             line.pop_back();
         if (trim(line).empty())
