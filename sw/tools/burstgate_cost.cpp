@@ -27,7 +27,7 @@ namespace {
 using bg::cli::InputError;
 using bg::cli::MixEntry;
 
-// The default DPU: examples/scenario.yaml's `dpu` section.
+// The default DPU: scenarios/example.yaml's `dpu` section.
 constexpr unsigned kThreads = 2;
 constexpr double kLinkGbps = 100;      // ingress_gbps and egress_gbps
 constexpr double kSwlimitMBps = 3000;  // swlimit_mbps
@@ -272,7 +272,7 @@ int run(const Options &opt)
         std::printf("\n");
     } else {
         threads = kThreads;
-        std::printf("burstgate-cost: default DPU profile (examples/scenario.yaml dpu), %u SA threads\n"
+        std::printf("burstgate-cost: default DPU profile (scenarios/example.yaml dpu), %u SA threads\n"
                     "  capacity per thread: cpu 1e9 ns/s (one core); ingress and egress %.0f MB/s each (%.0f Gb/s shared by %u "
                     "threads);\n  swlimit %.0f MB/s; link header %" PRIu32 " B per request and per response\n",
                     kThreads, dims[1].capacity / 1e6, kLinkGbps, kThreads, dims[3].capacity / 1e6, opt.header);

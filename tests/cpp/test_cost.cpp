@@ -323,7 +323,7 @@ void expect_linear(const CostEstimator &est, unsigned product, bool write, const
 
 TEST(CostTable, LinearProfileMatchesAtBoundsAndWithinOneInside)
 {
-    // examples/scenario.yaml, dpu.cpu_ns of product B.
+    // scenarios/example.yaml, dpu.cpu_ns of product B.
     const bg_linear_profile read = {3000, 55}, write = {2500, 45};
     const uint32_t header = 128;
     for (bool kib_aligned : {true, false}) {
