@@ -12,6 +12,8 @@ import struct
 import subprocess
 import time
 
+from burstgate.tools.gwbench import live_json
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BUILD = pathlib.Path(os.environ.get("BG_BUILD_DIR", "build/cmake"))
 if not BUILD.is_absolute():
@@ -70,12 +72,7 @@ class Gateway:
 
     def live(self):
         """The live JSON from the control socket."""
-        with socket.socket(socket.AF_UNIX) as s:
-            s.connect(self.control)
-            data = b""
-            while chunk := s.recv(65536):
-                data += chunk
-        return json.loads(data)
+        return live_json(self.control)
 
     def stop(self, sig=signal.SIGINT):
         """Stops the gateway; returns the final report (contract 4)."""

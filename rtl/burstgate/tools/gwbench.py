@@ -50,6 +50,16 @@ def fio(uri: str, rw: str, bs: str, iodepth: int, seconds: float, numjobs: int =
             "lat_p99_us": side["clat_ns"]["percentile"]["99.000000"] / 1e3}
 
 
+def live_json(control: str) -> dict:
+    """The live JSON burstgate-gateway writes to whoever connects to its control socket."""
+    with socket.socket(socket.AF_UNIX) as c:
+        c.connect(control)
+        data = b""
+        while chunk := c.recv(65536):
+            data += chunk
+    return json.loads(data)
+
+
 class Server:
     """A server process listening on `sock`; stop() ends it with SIGINT."""
 
@@ -78,12 +88,7 @@ class Server:
 
     def live(self) -> dict:
         """burstgate-gateway's live JSON (its control socket)."""
-        with socket.socket(socket.AF_UNIX) as c:
-            c.connect(self.control)
-            data = b""
-            while chunk := c.recv(65536):
-                data += chunk
-        return json.loads(data)
+        return live_json(self.control)
 
     def stop(self):
         self.proc.send_signal(signal.SIGINT)
