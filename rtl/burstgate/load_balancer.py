@@ -366,9 +366,12 @@ class LoadBalancer(wiring.Component):
                     self.o.payload.tag.eq(req.tag),
                 ]
 
-        # The pointer moves past the pick: the queues above it, or all after the last.
+        # The pointer moves past the pick: the queues above it. After the last queue that is
+        # none, which picks as the wrap to 0 does (an empty mask falls back to the lowest
+        # eligible member). Formed from the round-robin pick, the pick whenever it is
+        # written, so that the other policies' picks are not in front of the masks.
         past = Signal(ne)
-        m.d.comb += past.eq(Mux(pick_oh[ne - 1], (1 << ne) - 1, ~((pick_oh << 1) - 1)[:ne]))
+        m.d.comb += past.eq(~((rr_pick << 1) - 1)[:ne])
         with m.If(accept & (self.policy == LbPolicy.ROUND_ROBIN)):
             for q in range(self._ingress):
                 with m.If(req.ingress == q):
