@@ -2,6 +2,7 @@
 
 from amaranth import Array, Cat, Const, Module, Mux, Signal, unsigned
 from amaranth.lib import stream, wiring
+from amaranth.lib.fifo import SyncFIFO
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
@@ -21,6 +22,10 @@ _COST_MAX = (1 << C["COST_BITS"]) - 1
 _SPLIT = 17
 #: Pipeline stages from ``i`` to ``o`` (the latency in cycles).
 _STAGES = 7
+#: Descriptors accepted and not yet taken from ``o``: the pipeline's stages and one more, so
+#: that a descriptor can be accepted every cycle while ``o`` is ready. The output buffer holds
+#: them all when ``o`` is held.
+_CREDITS = _STAGES + 1
 _CLASS_BITS = (_CLASSES - 1).bit_length()
 
 
@@ -52,7 +57,8 @@ class CostEstimator(wiring.Component):
     Implements the formula of the COST block in ``docs/registers.md``: a programmable table
     per (product, read/write, size class), linear within the class, times a per-dimension
     Q4.12 adjustment factor, each stage saturating at 32 bits. Throughput: one descriptor
-    per cycle (II = 1) while ``o.ready`` is high. Latency: 7 cycles from ``i`` to ``o``.
+    per cycle (II = 1) while ``o.ready`` is high. Latency: 7 cycles from ``i`` to ``o``
+    (more only while ``o`` is held).
 
     A descriptor is costed with the registers as they were in the cycle it was accepted;
     a register write in that same cycle applies to later descriptors only. This is what
@@ -122,15 +128,30 @@ class CostEstimator(wiring.Component):
                     tables[kind, d, k] = cmem.read_port()
             m.d.comb += ext.r_data.eq(Array(r_data)[r_sel])
 
-        # The whole pipeline advances together; it stalls only when the output is held.
-        advance = Signal()
-        m.d.comb += [advance.eq(~self.o.valid | self.o.ready), self.i.ready.eq(advance)]
+        # The pipeline never stalls: every stage advances every cycle, with a valid bit, and
+        # what reaches the end while ``o`` is held waits in an output buffer. A stall signal
+        # (``o.valid & ~o.ready``) as the clock enable of every stage fanned out to about
+        # 4 700 registers and 32 RAM read ports, the ECP5 critical path at 92.75 MHz (9.5 ns of
+        # routing). ``i.ready`` is a register instead: a credit for each descriptor the buffer
+        # can still take, counted from acceptance to ``o``.
+        outstanding = Signal(range(_CREDITS + 1))
+        ready = Signal(init=1)
+        taken = Signal()
+        accept = Signal()
+        m.d.comb += [
+            self.i.ready.eq(ready),
+            accept.eq(self.i.valid & ready),
+            taken.eq(self.o.valid & self.o.ready),
+        ]
+        after = Signal(range(_CREDITS + 2))
+        m.d.comb += after.eq(outstanding + accept - taken)
+        m.d.sync += [outstanding.eq(after), ready.eq(after < _CREDITS)]
 
         # Stage 1: every class's table entries, each class bound compared and subtracted
         # (in parallel: size - SIZE_LO[k] is delta if the class is k + 1), the factors.
         desc = self.i.payload
         for (_, _, _), rp in tables.items():
-            m.d.comb += [rp.addr.eq(desc.product * 2 + desc.write), rp.en.eq(advance)]
+            m.d.comb += rp.addr.eq(desc.product * 2 + desc.write)
         # Stage 2: the class (the highest whose bound the size reaches: SIZE_LO need not be
         # sorted) selects its entries and delta. Stage 1 registers only the compares, as the
         # borrows of the subtractions it makes anyway, in one copy per group of selected words
@@ -177,43 +198,55 @@ class CostEstimator(wiring.Component):
         scaled = [[Signal(_width(raw[d], a) + C["FACTOR_BITS"], name=f"s6_pp{a}_{d}") for a in (0, 1)]
                   for d in range(_DIMS)]
 
-        with m.If(advance):
-            m.d.sync += [valid[0].eq(self.i.valid), payload[0].eq(desc)]
-            m.d.sync += [factor[0][d].eq(csr.factor[d]) for d in range(_DIMS)]
-            m.d.sync += s1_delta[0].eq(desc.size)
-            ge = [Const(1, 1)]  # ge[k]: size >= the lower bound of class k, the subtraction's carry
-            for k in range(1, _CLASSES):
-                diff = Signal(C["SIZE_BITS"] + 1, name=f"diff{k}")
-                m.d.comb += diff.eq(Cat(desc.size, Const(1, 1)) - csr.size_lo[k - 1])
-                ge.append(diff[-1])
-                m.d.sync += s1_delta[k].eq(diff[:-1])
-            m.d.sync += [copy.eq(Cat(*ge)) for copy in s1_ge.values()]
-            for n in range(1, S):
-                m.d.sync += [valid[n].eq(valid[n - 1]), payload[n].eq(payload[n - 1])]
-            for n in range(1, 5):
-                m.d.sync += [factor[n][d].eq(factor[n - 1][d]) for d in range(_DIMS)]
-            m.d.sync += delta.eq(select("delta", s1_delta))
-            for (kind, d), sig in entry.items():
-                m.d.sync += sig.eq(select(f"{kind}{d}", [tables[kind, d, k].data for k in range(_CLASSES)]))
-            for d in range(_DIMS):
-                slope = entry["slope", d]
-                m.d.sync += [
-                    [pieces[d][a, b].eq(_piece(delta, a) * _piece(slope, b)) for (a, b) in pieces[d]],
-                    base3[d].eq(entry["base", d]),
-                ]
-                pp = pieces[d]
-                m.d.sync += [
-                    outer[d].eq((base3[d] << C["SLOPE_SHIFT"]) + Cat(pp[0, 0], pp[1, 1])),
-                    cross[d].eq(pp[0, 1] + pp[1, 0]),
-                ]
-                # base + (delta * slope >> SLOPE_SHIFT) == (base << SLOPE_SHIFT + delta * slope)
-                # >> SLOPE_SHIFT, as base << SLOPE_SHIFT has no bits below SLOPE_SHIFT.
-                total = outer[d] + (cross[d] << _SPLIT)
-                m.d.sync += raw[d].eq(_saturate(total >> C["SLOPE_SHIFT"], C["COST_BITS"]))
-                m.d.sync += [scaled[d][a].eq(_piece(raw[d], a) * factor[4][d]) for a in (0, 1)]
-                product = scaled[d][0] + (scaled[d][1] << _SPLIT)
-                m.d.sync += self.o.payload.cost[d].eq(
-                    _saturate(product >> C["FACTOR_FRAC_BITS"], C["COST_BITS"]))
+        out_cost = [Signal(C["COST_BITS"], name=f"s{S}_cost{d}") for d in range(_DIMS)]
+        m.d.sync += [valid[0].eq(accept), payload[0].eq(desc)]
+        m.d.sync += [factor[0][d].eq(csr.factor[d]) for d in range(_DIMS)]
+        m.d.sync += s1_delta[0].eq(desc.size)
+        ge = [Const(1, 1)]  # ge[k]: size >= the lower bound of class k, the subtraction's carry
+        for k in range(1, _CLASSES):
+            diff = Signal(C["SIZE_BITS"] + 1, name=f"diff{k}")
+            m.d.comb += diff.eq(Cat(desc.size, Const(1, 1)) - csr.size_lo[k - 1])
+            ge.append(diff[-1])
+            m.d.sync += s1_delta[k].eq(diff[:-1])
+        m.d.sync += [copy.eq(Cat(*ge)) for copy in s1_ge.values()]
+        for n in range(1, S):
+            m.d.sync += [valid[n].eq(valid[n - 1]), payload[n].eq(payload[n - 1])]
+        for n in range(1, 5):
+            m.d.sync += [factor[n][d].eq(factor[n - 1][d]) for d in range(_DIMS)]
+        m.d.sync += delta.eq(select("delta", s1_delta))
+        for (kind, d), sig in entry.items():
+            m.d.sync += sig.eq(select(f"{kind}{d}", [tables[kind, d, k].data for k in range(_CLASSES)]))
+        for d in range(_DIMS):
+            slope = entry["slope", d]
+            m.d.sync += [
+                [pieces[d][a, b].eq(_piece(delta, a) * _piece(slope, b)) for (a, b) in pieces[d]],
+                base3[d].eq(entry["base", d]),
+            ]
+            pp = pieces[d]
+            m.d.sync += [
+                outer[d].eq((base3[d] << C["SLOPE_SHIFT"]) + Cat(pp[0, 0], pp[1, 1])),
+                cross[d].eq(pp[0, 1] + pp[1, 0]),
+            ]
+            # base + (delta * slope >> SLOPE_SHIFT) == (base << SLOPE_SHIFT + delta * slope)
+            # >> SLOPE_SHIFT, as base << SLOPE_SHIFT has no bits below SLOPE_SHIFT.
+            total = outer[d] + (cross[d] << _SPLIT)
+            m.d.sync += raw[d].eq(_saturate(total >> C["SLOPE_SHIFT"], C["COST_BITS"]))
+            m.d.sync += [scaled[d][a].eq(_piece(raw[d], a) * factor[4][d]) for a in (0, 1)]
+            product = scaled[d][0] + (scaled[d][1] << _SPLIT)
+            m.d.sync += out_cost[d].eq(_saturate(product >> C["FACTOR_FRAC_BITS"], C["COST_BITS"]))
 
-        m.d.comb += [self.o.valid.eq(valid[S - 1]), self.o.payload.desc.eq(payload[S - 1])]
+        # The output: the last stage straight through while the buffer is empty (latency 7),
+        # else the buffer's head; the last stage goes into the buffer when it is not taken
+        # now or the buffer holds older descriptors. The credits keep the buffer from
+        # overflowing: it never holds more than was accepted and not taken.
+        last = Signal(CostedDescriptor)
+        m.d.comb += [last.desc.eq(payload[S - 1])] + [last.cost[d].eq(out_cost[d]) for d in range(_DIMS)]
+        m.submodules.out_buf = out_buf = SyncFIFO(width=len(last.as_value()), depth=_CREDITS)
+        m.d.comb += [
+            self.o.valid.eq(out_buf.r_rdy | valid[S - 1]),
+            self.o.payload.eq(Mux(out_buf.r_rdy, out_buf.r_data, last.as_value())),
+            out_buf.r_en.eq(self.o.ready),
+            out_buf.w_data.eq(last.as_value()),
+            out_buf.w_en.eq(valid[S - 1] & (out_buf.r_rdy | ~self.o.ready)),
+        ]
         return m

@@ -76,12 +76,43 @@ def _scaled_draws(m, r, count, name):
     return values
 
 
-def _lowest(vec, width):
-    """Index of the lowest set bit of ``vec`` (0 when none)."""
-    result = 0
-    for p in reversed(range(width)):
-        result = Mux(vec[p], p, result)
-    return result
+def _lowest_onehot(m, vec, name):
+    """The lowest set bit of ``vec`` alone (0 when none): ``vec & -vec``, one carry chain.
+
+    As an index it was a chain of one multiplexer per bit, the deepest path on UltraScale+.
+    """
+    oh = Signal(len(vec), name=name)
+    m.d.comb += oh.eq(vec & (~vec + 1)[:len(vec)])
+    return oh
+
+
+def _popcount(bits):
+    """The number of set bits of ``bits`` (a list of 1-bit values), as a balanced adder tree."""
+    values = list(bits)
+    if not values:
+        return Const(0, 1)
+    while len(values) > 1:
+        values = [values[i] + values[i + 1] if i + 1 < len(values) else values[i]
+                  for i in range(0, len(values), 2)]
+    return values[0]
+
+
+def _or_tree(values):
+    """The OR of ``values``, as a balanced tree."""
+    while len(values) > 1:
+        values = [values[i] | values[i + 1] if i + 1 < len(values) else values[i]
+                  for i in range(0, len(values), 2)]
+    return values[0]
+
+
+def _select(onehot, values):
+    """``values[i]`` for the one set bit ``i`` of ``onehot`` (0 when none), as an AND-OR."""
+    return _or_tree([Mux(onehot[i], v, 0) for i, v in enumerate(values)])
+
+
+def _encode(onehot, width):
+    """Index of the one set bit of ``onehot``."""
+    return _or_tree([Mux(onehot[i], i, 0) for i in range(width)])
 
 
 def _clamp(ns):
@@ -201,16 +232,14 @@ class LoadBalancer(wiring.Component):
         m.d.comb += elig.eq(members & not_full)
         return elig
 
-    def _nth_set_bit(self, m, name, vec, idx):
-        """Position of the ``idx``-th (0-based) set bit of ``vec``, scanning upward."""
+    def _nth_set_bit(self, m, name, vec, ranks, idx):
+        """The ``idx``-th (0-based) set bit of ``vec`` alone, scanning upward; ``ranks[p]``
+        is the number of set bits below ``p``. Every position compares its own rank in
+        parallel (a chain of running counts was the ECP5 critical path)."""
         ne = self._egress
-        pos = Signal(_QUEUE, name=name)
-        rank = 0
-        for p in range(ne):
-            with m.If(vec[p] & (rank == idx)):
-                m.d.comb += pos.eq(p)
-            rank = rank + vec[p]
-        return pos
+        oh = Signal(ne, name=name)
+        m.d.comb += oh.eq(Cat(vec[p] & (ranks[p] == idx) for p in range(ne)))
+        return oh
 
     def _jsq(self, m, elig, load=None, name="jsq"):
         """Eligible egress with the least ``load`` (default: outstanding ns), lowest index
@@ -234,7 +263,9 @@ class LoadBalancer(wiring.Component):
             nodes, level = nxt, level + 1
         pick = Signal(_QUEUE, name=f"{name}_pick")
         m.d.comb += pick.eq(nodes[0][2])
-        return pick
+        pick_oh = Signal(self._egress, name=f"{name}_pick_oh")
+        m.d.comb += pick_oh.eq(Cat(pick == e for e in range(self._egress)))
+        return pick_oh
 
     def elaborate(self, platform):
         m = Module()
@@ -246,19 +277,22 @@ class LoadBalancer(wiring.Component):
         elig = self._eligible(m, "req", req.ingress, not_full)
         m.d.comb += self.query_eligible.eq(self._eligible(m, "query", self.query_ingress, not_full))
 
-        rr_ptr = Signal(data.ArrayLayout(unsigned(_QUEUE), self._ingress))
         # Round robin: the first eligible member at or after the pointer, else the lowest.
-        ptr = Signal(_QUEUE)
+        # Each ingress keeps its pointer as the mask of the queues at or after it, so the
+        # pick needs no decoder and no shift. Picks are one-hot: ``pick == e`` in front of
+        # every egress's counters was a decoder behind the longest path.
+        rr_mask = Signal(data.ArrayLayout(unsigned(ne), self._ingress),
+                         init=[(1 << ne) - 1] * self._ingress)
+        mask = Signal(ne)
         for q in range(self._ingress):
             with m.If(req.ingress == q):
-                m.d.comb += ptr.eq(rr_ptr[q])
+                m.d.comb += mask.eq(rr_mask[q])
         at_or_after = Signal(ne)
-        m.d.comb += at_or_after.eq(elig & ~((1 << ptr) - 1))
-        rr_pick = Signal(_QUEUE)
-        m.d.comb += rr_pick.eq(Mux(at_or_after.any(), _lowest(at_or_after, ne), _lowest(elig, ne)))
+        m.d.comb += at_or_after.eq(elig & mask)
+        static_pick = _lowest_onehot(m, elig, "static_pick")
+        rr_pick = Signal(ne)
+        m.d.comb += rr_pick.eq(Mux(at_or_after.any(), _lowest_onehot(m, at_or_after, "rr_after"), static_pick))
 
-        static_pick = Signal(_QUEUE)
-        m.d.comb += static_pick.eq(_lowest(elig, ne))
         jsq_pick = self._jsq(m, elig)
         least_ios_pick = self._jsq(m, elig, self.out_ios, "least_ios")
 
@@ -268,7 +302,7 @@ class LoadBalancer(wiring.Component):
         m.d.comb += [r1.eq(lfsr.leap(self.lfsr_state, 32)), r2.eq(lfsr.leap(self.lfsr_state, 64))]
         k = Signal(_QUEUE + 1)
         k_other = Signal(_QUEUE + 1)
-        m.d.comb += [k.eq(sum(elig[e] for e in range(ne))), k_other.eq(k - 1)]
+        m.d.comb += [k.eq(_popcount([elig[e] for e in range(ne)])), k_other.eq(k - 1)]
         # (r * k) >> 32 for every count k the set can have, from the LFSR state alone, so the
         # eligible count (late: it follows this cycle's counters) only selects one; as one
         # multiplier it was on the ECP5 critical path behind the count.
@@ -280,25 +314,36 @@ class LoadBalancer(wiring.Component):
             i2_raw.eq(Array(_scaled_draws(m, r2, ne, "p2c_second"))[k_other]),
             i2.eq(Mux(k >= 2, Mux(i2_raw >= i1, i2_raw + 1, i2_raw), i1)),
         ]
-        e1 = self._nth_set_bit(m, "p2c_first", elig, i1)
-        e2 = self._nth_set_bit(m, "p2c_second", elig, i2)
-        p2c_pick = Signal(_QUEUE)
-        m.d.comb += p2c_pick.eq(Mux(self.out_ns[e2] < self.out_ns[e1], e2, e1))
+        ranks = []
+        for p in range(ne):
+            rank = Signal(_QUEUE + 1, name=f"p2c_rank{p}")
+            m.d.comb += rank.eq(_popcount([elig[j] for j in range(p)]))
+            ranks.append(rank)
+        e1 = self._nth_set_bit(m, "p2c_first", elig, ranks, i1)
+        e2 = self._nth_set_bit(m, "p2c_second", elig, ranks, i2)
+        ns1 = Signal(_NS)
+        ns2 = Signal(_NS)
+        m.d.comb += [ns1.eq(_select(e1, [self.out_ns[e] for e in range(ne)])),
+                     ns2.eq(_select(e2, [self.out_ns[e] for e in range(ne)]))]
+        p2c_pick = Signal(ne)
+        m.d.comb += p2c_pick.eq(Mux(ns2 < ns1, e2, e1))
 
-        pick = Signal(_QUEUE)
+        pick_oh = Signal(ne)
         with m.Switch(self.policy):
             with m.Case(LbPolicy.STATIC):
-                m.d.comb += pick.eq(static_pick)
+                m.d.comb += pick_oh.eq(static_pick)
             with m.Case(LbPolicy.ROUND_ROBIN):
-                m.d.comb += pick.eq(rr_pick)
+                m.d.comb += pick_oh.eq(rr_pick)
             with m.Case(LbPolicy.JSQ):
-                m.d.comb += pick.eq(jsq_pick)
+                m.d.comb += pick_oh.eq(jsq_pick)
             with m.Case(LbPolicy.P2C):
-                m.d.comb += pick.eq(p2c_pick)
+                m.d.comb += pick_oh.eq(p2c_pick)
             with m.Case(LbPolicy.LEAST_IOS):
-                m.d.comb += pick.eq(least_ios_pick)
+                m.d.comb += pick_oh.eq(least_ios_pick)
             with m.Default():
-                m.d.comb += pick.eq(static_pick)
+                m.d.comb += pick_oh.eq(static_pick)
+        pick = Signal(_QUEUE)  # the index, for the decision only
+        m.d.comb += pick.eq(_encode(pick_oh, ne))
 
         advance = Signal()
         m.d.comb += [
@@ -321,10 +366,16 @@ class LoadBalancer(wiring.Component):
                     self.o.payload.tag.eq(req.tag),
                 ]
 
+        # The pointer moves past the pick: the queues above it. After the last queue that is
+        # none, which picks as the wrap to 0 does (an empty mask falls back to the lowest
+        # eligible member). Formed from the round-robin pick, the pick whenever it is
+        # written, so that the other policies' picks are not in front of the masks.
+        past = Signal(ne)
+        m.d.comb += past.eq(~((rr_pick << 1) - 1)[:ne])
         with m.If(accept & (self.policy == LbPolicy.ROUND_ROBIN)):
             for q in range(self._ingress):
                 with m.If(req.ingress == q):
-                    m.d.sync += rr_ptr[q].eq(Mux(pick == ne - 1, 0, pick + 1))
+                    m.d.sync += rr_mask[q].eq(past)
 
         # The outstanding counters: this cycle's decision, then this cycle's completion.
         done = self.complete
@@ -335,7 +386,7 @@ class LoadBalancer(wiring.Component):
         # chooses between them.
         for e in range(ne):
             hit = Signal(name=f"hit{e}")
-            m.d.comb += hit.eq(accept & (pick == e))
+            m.d.comb += hit.eq(accept & pick_oh[e])
             mine = done.valid & (done.payload.egress == e)
             nxt_ios, nxt_ns, bad = [], [], []
             for h in (0, 1):
