@@ -13,14 +13,6 @@ from .regmap import C
 
 __all__ = ["BufferPool", "BufferRequest", "BufferGrant", "BufferRelease"]
 
-
-def _or_tree(values):
-    """The OR of ``values``, as a balanced tree."""
-    while len(values) > 1:
-        values = [values[i] | values[i + 1] if i + 1 < len(values) else values[i]
-                  for i in range(0, len(values), 2)]
-    return values[0]
-
 _COUNT = C["BP_COUNT_BITS"]
 _QUIET = C["BP_QUIET_BITS"]
 _QUEUE = C["QUEUE_BITS"]
@@ -148,7 +140,7 @@ class BufferPool(wiring.Component):
     def queues(self):
         return self._queues
 
-    def _serves(self, m, name, queue, room):
+    def _serves(self, m, name, queue, held_total):
         """(known, need_borrow, can_borrow) for an acquire on ``queue`` right now."""
         hits = [Signal(name=f"{name}_hit{q}") for q in range(self._queues)]
         m.d.comb += [hits[q].eq(queue == q) for q in range(self._queues)]
@@ -165,7 +157,7 @@ class BufferPool(wiring.Component):
         known = Signal(name=f"{name}_known")
         m.d.comb += known.eq(queue < self._queues)
         need = inflight >= owned
-        can_borrow = room & (extra < self.borrow_cap)
+        can_borrow = (held_total < self.shared) & (extra < self.borrow_cap)
         return known, need, can_borrow
 
     def elaborate(self, platform):
@@ -174,19 +166,9 @@ class BufferPool(wiring.Component):
 
         held_total = Signal(_COUNT)  # sum of extra: the shared buffers not free
         m.d.comb += self.shared_free.eq(Mux(held_total < self.shared, self.shared - held_total, 0))
-        # ``held_total < shared``, registered: formed at the end of the previous cycle from
-        # that cycle's held_total and its changes (below), without the sum of what a tick
-        # returns, so that neither the adder tree over the queues nor the 16-bit compare is
-        # in front of this cycle's acquire (the ECP5 and UltraScale+ critical paths). In the
-        # cycle after a rebuild (and after reset) every count is zero and the configuration
-        # may be new: the room is then ``shared != 0`` of this cycle.
-        room_r = Signal()
-        fresh = Signal(init=1)
-        room = Signal()
-        m.d.comb += room.eq(Mux(fresh, self.shared != 0, room_r))
 
-        known, need, can_borrow = self._serves(m, "acq", self.i.payload.queue, room)
-        q_known, q_need, q_can_borrow = self._serves(m, "query", self.query_queue, room)
+        known, need, can_borrow = self._serves(m, "acq", self.i.payload.queue, held_total)
+        q_known, q_need, q_can_borrow = self._serves(m, "query", self.query_queue, held_total)
         m.d.comb += self.query_ok.eq(q_known & (~q_need | q_can_borrow))
 
         advance = Signal()
@@ -265,50 +247,15 @@ class BufferPool(wiring.Component):
                 m.d.sync += self.underflow.eq(1)
             m.d.sync += [getattr(self, k)[q].eq(Mux(acq_q, v[1], v[0]))
                          for k, v in nxt.items() if k != "underflow"]
-        # A tick can return every queue's extra buffers at once: an adder tree over the queues
-        # of what each returns without an acquire, which does not wait for this cycle's
-        # decision, and the difference an acquire makes on the requested queue (the only one
-        # it can change), selected by the decision at the end. Modulo 2**BP_COUNT_BITS: the
-        # sum itself fits.
-        mine = [Signal(name=f"mine{q}") for q in range(nq)]
-        m.d.comb += [mine[q].eq(self.i.payload.queue == q) for q in range(nq)]
-        tree = list(back[0])
-        while len(tree) > 1:
-            nxt = []
-            for n in range(0, len(tree) - 1, 2):
-                s_n = Signal(_COUNT, name=f"back_sum_{len(tree)}_{n // 2}")
-                m.d.comb += s_n.eq(tree[n] + tree[n + 1])
-                nxt.append(s_n)
-            if len(tree) % 2:
-                nxt.append(tree[-1])
-            tree = nxt
-        kept = Signal(_COUNT)  # held_total less every return without an acquire
-        m.d.comb += kept.eq(held_total - tree[0])
-        # need + (what the queue returns without the acquire) - (what it returns with it)
-        acq_delta = Signal(_COUNT)
-        m.d.comb += acq_delta.eq(need + _or_tree([Mux(mine[q], (back[0][q] - back[1][q])[:_COUNT], 0)
-                                                  for q in range(nq)]))
-        ret_any = Signal()
-        m.d.comb += ret_any.eq(Mux(accept, Cat(*(Mux(mine[q], ret[1][q], ret[0][q]) for q in range(nq))).any(),
-                                   Cat(*ret[0]).any()))
-        m.d.sync += held_total.eq(kept + Mux(accept, acq_delta, 0) - ret_any)
-        # The next room, from this cycle's compares: held_total + borrow - return - tick <
-        # shared. held_total <= shared holds (a borrow needs room), so with any tick return
-        # there is room, and otherwise the +-1 picks one of three compares.
-        borrow = Signal()
-        m.d.comb += borrow.eq(accept & need)
-        any_back = Signal()
-        m.d.comb += any_back.eq(Cat(*(Mux(accept & mine[q], back[1][q] != 0, back[0][q] != 0)
-                                      for q in range(nq))).any())
-        lt0 = held_total < self.shared
-        lt1 = (held_total + 1) < self.shared
-        le = held_total <= self.shared
-        m.d.sync += [
-            room_r.eq(any_back | Mux(borrow, Mux(ret_any, lt0, lt1), Mux(ret_any, le, lt0))),
-            fresh.eq(0),
-        ]
+        # A tick can return every queue's extra buffers at once: an adder tree over the queues,
+        # once for no acquire and once for an acquire on the requested queue.
+        mine = [self.i.payload.queue == q for q in range(nq)]
+        returned = [sum(back[0], start=Cat(*ret[0]).any()),
+                    sum((Mux(mine[q], back[1][q], back[0][q]) for q in range(nq)),
+                        start=Cat(*(Mux(mine[q], ret[1][q], ret[0][q]) for q in range(nq))).any())]
+        m.d.sync += held_total.eq(Mux(accept, held_total + need - returned[1], held_total - returned[0]))
         with m.If(self.rebuild):
-            m.d.sync += [held_total.eq(0), self.underflow.eq(0), fresh.eq(1)]
+            m.d.sync += [held_total.eq(0), self.underflow.eq(0)]
             for q in range(nq):
                 m.d.sync += [self.inflight[q].eq(0), self.extra[q].eq(0), self.peak[q].eq(0),
                              self.quiet[q].eq(0)]

@@ -1038,6 +1038,34 @@ def gen_trace_cases():
     ]
 
 
+def calibrate_cases():
+    # Every one is refused before the gateway or fio starts (a measured case is
+    # tests/gateway/test_calibration.py's).
+    K = ["calibrate", "--out", "{d}/host.yaml"]
+    return [
+        Case("cal-no-out", "calibrate", ["calibrate"], {}, where=r"usage: burstgate calibrate"),
+        Case("cal-out-folder", "calibrate", ["calibrate", "--out", "{d}"], {}, where=r"burstgate calibrate: --out .*: is a folder"),
+        Case("cal-out-missing-folder", "calibrate", ["calibrate", "--out", "{d}/none/h.yaml"], {},
+             where=r"burstgate calibrate: --out .*/none/h\.yaml: folder .* does not exist"),
+        Case("cal-out-under-file", "calibrate", ["calibrate", "--out", "{d}/f/h.yaml"], {"f": "x"},
+             where=r"burstgate calibrate: --out .*/f/h\.yaml: folder"),
+        Case("cal-threads-0", "calibrate", [*K, "--threads", "0"], {}, where=r"burstgate calibrate: --threads 0: must be 1\.\.16"),
+        Case("cal-threads-17", "calibrate", [*K, "--threads", "17"], {}, where=r"burstgate calibrate: --threads 17: "),
+        Case("cal-threads-text", "calibrate", [*K, "--threads", "two"], {}, where=r"usage: burstgate calibrate"),
+        Case("cal-seconds-0", "calibrate", [*K, "--seconds", "0"], {}, where=r"burstgate calibrate: --seconds 0\.0: "),
+        Case("cal-seconds-nan", "calibrate", [*K, "--seconds", "nan"], {}, where=r"burstgate calibrate: --seconds nan: "),
+        Case("cal-seconds-inf", "calibrate", [*K, "--seconds", "inf"], {}, where=r"burstgate calibrate: --seconds inf: "),
+        Case("cal-repeat-0", "calibrate", [*K, "--repeat", "0"], {}, where=r"burstgate calibrate: --repeat 0: "),
+        Case("cal-iodepth-huge", "calibrate", [*K, "--iodepth", "100000"], {}, where=r"burstgate calibrate: --iodepth 100000: "),
+        Case("cal-numjobs-neg", "calibrate", [*K, "--numjobs", "-1"], {}, where=r"burstgate calibrate: --numjobs -1: "),
+        Case("cal-data-dir-missing", "calibrate", [*K, "--data-dir", "{d}/none"], {},
+             where=r"burstgate calibrate: --data-dir .*/none: not a directory"),
+        Case("cal-data-dir-file", "calibrate", [*K, "--data-dir", "{d}/f"], {"f": "x"},
+             where=r"burstgate calibrate: --data-dir .*/f: not a directory"),
+        Case("cal-build-empty", "calibrate", [*K, "--build", "{d}"], {}, where=r"burstgate calibrate: .*burstgate-gateway not found"),
+    ]
+
+
 def misc_python_cases():
     return [
         Case("rtl-unknown-block", "rtl", ["rtl", "--out", "{d}/v", "nope"], {}, where=r"burstgate rtl: unknown block 'nope'"),
@@ -1061,7 +1089,7 @@ C_PROGRAMS = {SIM: "sw/sim/burstgate-sim", HOST: "sw/tools/burstgate-host", GATE
 def all_cases():
     cases = (scenario_cases() + trace_scenario_cases() + valid_edge_cases() + sim_cli_cases() + profile_cases()
              + trace2iolog_cases() + replay_cases() + gateway_cases() + cost_cases() + lsm_cases() + plot_cases()
-             + compare_cases() + fit_alpha_cases() + sweep_cases() + fleet_cases() + gen_trace_cases() + misc_python_cases())
+             + compare_cases() + fit_alpha_cases() + sweep_cases() + fleet_cases() + gen_trace_cases() + calibrate_cases() + misc_python_cases())
     ids = [c.id for c in cases]
     dup = {i for i in ids if ids.count(i) > 1}
     assert not dup, dup
