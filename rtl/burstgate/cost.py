@@ -9,6 +9,7 @@ from amaranth.lib.wiring import In, Out
 from .csr import BusSignature, CsrBlock
 from .layouts import CostedDescriptor, Descriptor
 from .regmap import C, REGMAP
+from .trees import or_tree
 
 __all__ = ["CostEstimator"]
 
@@ -36,14 +37,6 @@ def _width(value, half):
 
 def _piece(value, half):
     return value[:_SPLIT] if half == 0 else value[_SPLIT:] if len(value) > _SPLIT else Const(0, 1)
-
-
-def _or_tree(values):
-    """The OR of ``values``, as a balanced tree."""
-    while len(values) > 1:
-        values = [values[i] | values[i + 1] if i + 1 < len(values) else values[i]
-                  for i in range(0, len(values), 2)]
-    return values[0]
 
 
 def _saturate(value, width):
@@ -167,7 +160,7 @@ class CostEstimator(wiring.Component):
         def select(group, words):
             ge = s1_ge[group]
             onehot = [ge[k] & ~ge[k + 1:].any() for k in range(_CLASSES - 1)] + [ge[_CLASSES - 1]]
-            return _or_tree([Mux(onehot[k], w, 0) for k, w in enumerate(words)])
+            return or_tree([Mux(onehot[k], w, 0) for k, w in enumerate(words)])
 
         delta = Signal(C["SIZE_BITS"], name="s2_delta")
         entry = {(kind, d): Signal(len(tables[kind, d, 0].data), name=f"s2_{kind}{d}")

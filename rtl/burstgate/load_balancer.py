@@ -10,6 +10,7 @@ from amaranth.lib.wiring import In, Out
 
 from . import lfsr
 from .regmap import C, REGMAP
+from .trees import or_tree, popcount
 
 __all__ = ["LoadBalancer", "LbPolicy", "LbRequest", "LbDecision", "LbCompletion"]
 
@@ -86,33 +87,14 @@ def _lowest_onehot(m, vec, name):
     return oh
 
 
-def _popcount(bits):
-    """The number of set bits of ``bits`` (a list of 1-bit values), as a balanced adder tree."""
-    values = list(bits)
-    if not values:
-        return Const(0, 1)
-    while len(values) > 1:
-        values = [values[i] + values[i + 1] if i + 1 < len(values) else values[i]
-                  for i in range(0, len(values), 2)]
-    return values[0]
-
-
-def _or_tree(values):
-    """The OR of ``values``, as a balanced tree."""
-    while len(values) > 1:
-        values = [values[i] | values[i + 1] if i + 1 < len(values) else values[i]
-                  for i in range(0, len(values), 2)]
-    return values[0]
-
-
 def _select(onehot, values):
     """``values[i]`` for the one set bit ``i`` of ``onehot`` (0 when none), as an AND-OR."""
-    return _or_tree([Mux(onehot[i], v, 0) for i, v in enumerate(values)])
+    return or_tree([Mux(onehot[i], v, 0) for i, v in enumerate(values)])
 
 
 def _encode(onehot, width):
     """Index of the one set bit of ``onehot``."""
-    return _or_tree([Mux(onehot[i], i, 0) for i in range(width)])
+    return or_tree([Mux(onehot[i], i, 0) for i in range(width)])
 
 
 def _clamp(ns):
@@ -302,7 +284,7 @@ class LoadBalancer(wiring.Component):
         m.d.comb += [r1.eq(lfsr.leap(self.lfsr_state, 32)), r2.eq(lfsr.leap(self.lfsr_state, 64))]
         k = Signal(_QUEUE + 1)
         k_other = Signal(_QUEUE + 1)
-        m.d.comb += [k.eq(_popcount([elig[e] for e in range(ne)])), k_other.eq(k - 1)]
+        m.d.comb += [k.eq(popcount([elig[e] for e in range(ne)])), k_other.eq(k - 1)]
         # (r * k) >> 32 for every count k the set can have, from the LFSR state alone, so the
         # eligible count (late: it follows this cycle's counters) only selects one; as one
         # multiplier it was on the ECP5 critical path behind the count.
@@ -317,7 +299,7 @@ class LoadBalancer(wiring.Component):
         ranks = []
         for p in range(ne):
             rank = Signal(_QUEUE + 1, name=f"p2c_rank{p}")
-            m.d.comb += rank.eq(_popcount([elig[j] for j in range(p)]))
+            m.d.comb += rank.eq(popcount([elig[j] for j in range(p)]))
             ranks.append(rank)
         e1 = self._nth_set_bit(m, "p2c_first", elig, ranks, i1)
         e2 = self._nth_set_bit(m, "p2c_second", elig, ranks, i2)
