@@ -145,7 +145,7 @@ def test_calibrate_writes_a_profile_the_simulator_reads(tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--out", "/nonexistent-folder/host.yaml"], "--out /nonexistent-folder/host.yaml: folder"),
+    (["--out", "{tmp}/f/host.yaml"], "/f/host.yaml: File exists"),
     (["--out", "{tmp}"], "is a folder"),
     (["--out", "{tmp}/h.yaml", "--threads", "0"], "--threads 0: must be 1..16"),
     (["--out", "{tmp}/h.yaml", "--seconds", "0"], "--seconds 0.0: must be"),
@@ -155,6 +155,7 @@ def test_calibrate_refuses_bad_options_before_measuring(tmp_path, args, message)
     """Every bad option is one located line and exit 2, before any gateway or fio starts (so a
     typo in --out does not cost a whole calibration)."""
     args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    (tmp_path / "f").write_text("a file where --out needs a folder")
     p = subprocess.run([sys.executable, "-m", "burstgate", "calibrate", *args, "--build", str(BUILD)],
                        capture_output=True, text=True, timeout=30)
     assert p.returncode == 2, (p.stdout, p.stderr)

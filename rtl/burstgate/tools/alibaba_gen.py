@@ -14,11 +14,10 @@ bounded by the number of devices, not the trace's length. The same arguments giv
 
 import heapq
 import math
-import pathlib
 import random
 import sys
 
-from burstgate.tools.reports import InputError, positive_number
+from burstgate.tools.reports import InputError, output_file, positive_number
 
 SIZES = ((4096, 0.5), (8192, 0.15), (16384, 0.15), (65536, 0.12), (131072, 0.08))
 DISK_BYTES = 100 << 30
@@ -84,11 +83,8 @@ def run(args):
         raise InputError(f"--devices: expected 1..100000, got {args.devices}")
     if args.seed < 0:
         raise InputError(f"--seed: expected 0 or more, got {args.seed}")
-    out = pathlib.Path(args.out)
-    if out.is_dir():
-        raise InputError(f"--out {out}: is a folder")
+    out = output_file(args.out)
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
         n = 0
         with open(out, "w", encoding="ascii", buffering=1 << 20) as f:
             for ts, dev, op, off, length in records(args.devices, args.duration_s, args.seed, args.base_iops,

@@ -134,15 +134,16 @@ def output_folder(path, option="--out"):
 
 
 def output_file(path, option="--out"):
-    """``path`` as a file to write later, checked now (before any work): not a folder, in a
-    folder that exists and is writable; otherwise InputError naming ``option``."""
+    """``path`` as a file to write later, checked now (before any work): not a folder, its folder
+    made and writable; otherwise InputError naming ``option``."""
     out = pathlib.Path(path)
     if out.is_dir():
         raise InputError(f"{option} {out}: is a folder")
-    folder = out.parent
-    if not folder.is_dir():
-        raise InputError(f"{option} {out}: folder {folder} does not exist")
-    if not os.access(folder, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"{option} {out}: {exc.strerror or exc}") from None
+    if not os.access(out.parent, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
         raise InputError(f"{option} {out}: not writable")
     return out
 

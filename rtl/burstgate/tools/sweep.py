@@ -34,7 +34,7 @@ import tempfile
 import yaml
 
 from burstgate.tools.engine import Failure, run_tasks
-from burstgate.tools.reports import InputError, output_folder, read_text
+from burstgate.tools.reports import InputError, output_file, output_folder, read_text
 
 SPEC_KEYS = ("scenario", "set", "grid", "seeds", "schedulers", "engines", "plot")
 SCHEDULERS = ("bios", "wild", "base", "dualbucket")
@@ -392,20 +392,6 @@ def check_engine_args(args):
             sim_path()
         except NotBuilt as exc:
             raise InputError(str(exc)) from None
-
-
-def output_file(path):
-    """``path`` as a file to write, its folder made now (before any task runs), or InputError."""
-    out = pathlib.Path(path)
-    if out.is_dir():
-        raise InputError(f"--out {out}: is a folder")
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"--out {out}: {exc.strerror or exc}") from None
-    if not os.access(out.parent, os.W_OK):
-        raise InputError(f"--out {out}: its folder is not writable")
-    return out
 
 
 def run(args):
