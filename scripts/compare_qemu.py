@@ -16,7 +16,8 @@ Then the second case: 56 connections over four tenants (scenarios/compare_qemu_5
 12 / 12 connections for 20000 / 5000 / 2000 / 1000 base IOPS), fio randrw 4-128 KiB, on both.
 
 Prints two markdown tables (victim IOPS, mean and P99 completion latency, neighbour MB/s; per
-tenant IOPS and MB/s) and writes --json. Exit status 2 on a missing tool or a server that does not start.
+tenant IOPS and MB/s), then issue 18's criteria, each PASS or MISS (judge()), and writes --json.
+Exit status 1 when a criterion is missed, 2 on a missing tool or a server that does not start.
 
 Usage: compare_qemu.py --profile HOST.yaml [--build build/cmake] [--seconds 15] [--victim-iops 3000]
 """
@@ -28,6 +29,7 @@ import json
 import pathlib
 import shutil
 import subprocess
+import sys
 import tempfile
 
 import yaml
@@ -71,6 +73,57 @@ def run_56(server, seconds: float, tmp: pathlib.Path, tag: str) -> dict:
         r, w = j["read"], j["write"]
         res[j["jobname"]] = {"iops": r["iops"] + w["iops"], "mbps": (r["bw_bytes"] + w["bw_bytes"]) / 1e6}
     return res
+
+
+BG, QEMU = "burstgate bios", "qemu-storage-daemon, throttle groups"
+# One window's grant and one carry bucket over the run, and fio's own rounding: the margin by
+# which a tenant may appear above its burst over a 15 s run without being above it.
+BURST_SLACK = 1.01
+
+
+def judge(res: dict, victim_iops: int, sc56: dict) -> list[tuple[bool, str]]:
+    """Issue 18's criteria on one run's figures: (passed, what was checked with the numbers).
+
+    Case 1: the victim (demand within its base) gets >= 97 % of its demand, a mean and a P99 below
+    qemu's, and the neighbour >= 90 % of the MB/s qemu gives it.
+    Case 2, for burstgate: every tenant gets >= 95 % of its base entitlement at the mean size it
+    did (min(base IOPS, base MB/s / size), docs/contracts.md) in IOPS or MB/s; none is above its
+    burst IOPS or MB/s; and the capacity left over is not withheld: every tenant the scheduler
+    held back (deferrals above 1 % of its I/Os, from the gateway's report) is at >= 95 % of its
+    burst, or the modelled bottleneck (the gateway's utilization report) is >= 95 % busy.
+    A tenant neither held back nor at its burst is limited by its own clients (fio's iodepth)."""
+    out = []
+    b, q = res[BG], res[QEMU]
+    out.append((b["victim_iops"] >= 0.97 * victim_iops,
+                f"case 1: victim IOPS {b['victim_iops']:.0f} >= 97 % of its demand {victim_iops}"))
+    out.append((b["victim_mean_us"] < q["victim_mean_us"],
+                f"case 1: victim mean {b['victim_mean_us']:.0f} us < qemu's {q['victim_mean_us']:.0f} us"))
+    out.append((b["victim_p99_us"] < q["victim_p99_us"],
+                f"case 1: victim P99 {b['victim_p99_us']:.0f} us < qemu's {q['victim_p99_us']:.0f} us"))
+    out.append((b["bursty_mbps"] >= 0.90 * q["bursty_mbps"],
+                f"case 1: neighbour {b['bursty_mbps']:.0f} MB/s >= 90 % of qemu's {q['bursty_mbps']:.0f} MB/s"))
+    r = res["56 connections"][BG]
+    rep = r.get("report") or {}
+    util = rep.get("utilization") or {}
+    busiest = max(util.items(), key=lambda kv: kv[1]) if util else ("?", 0.0)
+    held = {t["name"]: t for t in rep.get("tenants", [])}
+    for t in sc56["tenants"]:
+        name, base, burst = t["name"], t["base"], t["burst"]
+        got = r[name]
+        size = got["mbps"] * 1e6 / got["iops"] if got["iops"] > 0 else 4096
+        entitled = min(base["iops"], base["mbps"] * 1e6 / size)
+        out.append((got["iops"] >= 0.95 * entitled or got["mbps"] >= 0.95 * base["mbps"],
+                    f"case 2: {name} {got['iops']:.0f} IOPS ({got['mbps']:.1f} MB/s) >= 95 % of its base entitlement "
+                    f"{entitled:.0f} IOPS at its mean size {size / 1e3:.1f} kB"))
+        out.append((got["iops"] <= BURST_SLACK * burst["iops"] and got["mbps"] <= BURST_SLACK * burst["mbps"],
+                    f"case 2: {name} within its burst {burst['iops']} IOPS / {burst['mbps']} MB/s"))
+        h = held.get(name)
+        if h is not None and h.get("completed", 0) > 0 and h.get("deferred_ios", 0) > 0.01 * h["completed"]:
+            at_burst = got["iops"] >= 0.95 * burst["iops"] or got["mbps"] >= 0.95 * burst["mbps"]
+            out.append((at_burst or busiest[1] >= 0.95,
+                        f"case 2: {name} held back ({h['deferred_ios']} of {h['completed']} I/Os deferred) only at "
+                        f"its burst or on a full host (busiest modelled resource: {busiest[0]} {100 * busiest[1]:.0f} %)"))
+    return out
 
 
 def qemu_cmd(sc: dict, images: pathlib.Path, sock: str, seconds: float) -> list[str]:
@@ -153,6 +206,7 @@ def main() -> None:
         case56 = {"burstgate bios": run_56(s, a.seconds, tmp, "bg56")}
         rep = s.stop()
         case56["burstgate bios"]["window_overruns"] = rep.get("window_overruns") if rep else None
+        case56["burstgate bios"]["report"] = rep
         qsock56 = str(tmp / "qemu56.sock")
         try:
             q = Server("qemu-storage-daemon 56", qemu_cmd(sc56, images, qsock56, a.seconds), qsock56, "t20k", tmp)
@@ -181,8 +235,18 @@ def main() -> None:
         tot = sum(r[k]["iops"] for k in CONNS56)
         print(f"| {name} | " + " | ".join(f"{r[k]['iops']:.0f} ({r[k]['mbps']:.1f})" for k in CONNS56) +
               f" | {tot:.0f} |")
+    print(f"\nburstgate window overruns: case 1 {res[BG].get('window_overruns')}, "
+          f"case 2 {c56[BG].get('window_overruns')}\n")
+    verdicts = judge(res, a.victim_iops, yaml.safe_load(SCENARIO56.read_text()))
+    for ok, what in verdicts:
+        print(f"{'PASS' if ok else 'MISS'}  {what}")
+    res["criteria"] = [{"pass": ok, "what": what} for ok, what in verdicts]
     if a.json:
         pathlib.Path(a.json).write_text(json.dumps(res, indent=1) + "\n")
+    missed = sum(not ok for ok, _ in verdicts)
+    print(f"\n{len(verdicts) - missed} of {len(verdicts)} criteria met")
+    if missed:
+        sys.exit(1)
 
 
 if __name__ == "__main__":
