@@ -108,10 +108,10 @@ void bg_libra_window(bg_libra *l, bg_libra_tenant *t, const bg_bios_usage *u, co
         wq[d] = 0;
     }
     for (uint32_t i = 0; i < l->n; i++) {
-        const int on = bit(active, i);
+        const int backlogged = bit(active, i) && u[i].throttle_n > 0;
         for (unsigned d = 0; d < BG_COST_DIMS; d++) {
             uint32_t def = 0;
-            if (on && u[i].throttle_n > 0) {
+            if (backlogged) {
                 /* Still backlogged: DRR keeps what the round left of the counter. */
                 const uint32_t g = t[i].grant.d[d], used = u[i].usage.d[d];
                 def = g > used ? g - used : 0;
@@ -121,15 +121,15 @@ void bg_libra_window(bg_libra *l, bg_libra_tenant *t, const bg_bios_usage *u, co
             t[i].deficit.d[d] = def;
             const uint64_t take = (uint64_t)t[i].quantum.d[d] + def;
             left[d] = left[d] > take ? left[d] - take : 0;
-            if (on)
+            if (backlogged)
                 wq[d] += t[i].quantum.d[d];
         }
     }
     for (uint32_t i = 0; i < l->n; i++) {
-        const int on = bit(active, i);
+        const int backlogged = bit(active, i) && u[i].throttle_n > 0;
         for (unsigned d = 0; d < BG_COST_DIMS; d++) {
             uint64_t g = (uint64_t)t[i].quantum.d[d] + t[i].deficit.d[d];
-            if (on && wq[d] > 0)
+            if (backlogged && wq[d] > 0)
                 g += left[d] * t[i].quantum.d[d] / wq[d];
             t[i].grant.d[d] = sat32(g);
         }

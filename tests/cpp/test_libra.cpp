@@ -62,25 +62,27 @@ TEST(Libra, RejectsBadParams)
     EXPECT_STREQ(bg_libra_init(&l, &p, t.data(), 1), "ewma_w_q16");
 }
 
-TEST(Libra, ActiveTenantsShareTheSpareByQuantumIdleKeepQuantum)
+TEST(Libra, BackloggedTenantsShareTheSpareByQuantum)
 {
     bg_libra l;
-    std::vector<bg_libra_tenant> t(3);
+    std::vector<bg_libra_tenant> t(4);
     t[0].quantum = all(100);
     t[1].quantum = all(300);
     t[2].quantum = all(200);
+    t[3].quantum = all(100);
     for (auto &x : t)
         x.deficit_max = all(1000);
     const bg_libra_params p = params(1000, 1.0, 0);
-    ASSERT_EQ(bg_libra_init(&l, &p, t.data(), 3), nullptr);
-    std::vector<bg_bios_usage> u{used(100), used(300), used(0)};
-    const uint64_t active[BG_BIOS_BITMAP_WORDS] = {0b011};
+    ASSERT_EQ(bg_libra_init(&l, &p, t.data(), 4), nullptr);
+    // 0 and 1 spent their grants and deferred I/O; 2 offered none; 3 ran out of work.
+    std::vector<bg_bios_usage> u{used(100, 1), used(300, 2), used(0), used(40)};
+    const uint64_t active[BG_BIOS_BITMAP_WORDS] = {0b1011};
     bg_libra_window(&l, t.data(), u.data(), active);
-    // Spare 1000 - 600 = 400 to tenants 0 and 1 as 100:300; tenant 2 (idle) keeps its 200.
-    EXPECT_EQ(t[0].grant.d[0], 200u);
-    EXPECT_EQ(t[1].grant.d[0], 600u);
+    // Spare 1000 - 700 = 300 to tenants 0 and 1 as 100:300; 2 and 3 keep their quanta.
+    EXPECT_EQ(t[0].grant.d[0], 175u);
+    EXPECT_EQ(t[1].grant.d[0], 525u);
     EXPECT_EQ(t[2].grant.d[0], 200u);
-    EXPECT_EQ(t[0].grant.d[0] + t[1].grant.d[0] + t[2].grant.d[0], 1000u);
+    EXPECT_EQ(t[3].grant.d[0], 100u);
 }
 
 TEST(Libra, DeficitKeptOnlyWhileBacklogged)

@@ -7,16 +7,19 @@
  * tasks until all tenants have either run out of work or exhausted their IO allocation, which
  * starts a new round" (§3). Here one round is one window (the datapath refills grants only at a
  * window's end), so the per-window grant of tenant i is
- *   idle i (offered no I/O in the window):   quantum_i, deficit 0 (DRR empties an idle flow's
- *                                            deficit counter)
- *   active i:                                quantum_i + deficit_i + share_i
- * where deficit_i = min(deficit_max_i, last grant - usage) when i deferred an I/O (throttle_n > 0,
- * still backlogged: DRR keeps the counter), else 0; and share_i is the capacity left after every
- * quantum and deficit, split over the active tenants in proportion to their quanta ("If the
- * storage node is underbooked, the scheduler shares any unallocated resources among the tenants
- * proportionally", §4.1). An idle tenant's quantum is not lent: a round of Libra's ends once
- * every tenant has run out of work, which a fixed window cannot see before it ends, so the idle
- * quanta stay reserved for the tenants' return (the one gap to the paper's work conservation).
+ *   i not backlogged (it deferred no I/O in the window: it ran out of work, or offered none):
+ *       quantum_i, deficit 0 (DRR empties the deficit counter of a flow whose queue empties)
+ *   i backlogged (it offered I/O and deferred some: it exhausted its allocation):
+ *       quantum_i + deficit_i + share_i
+ * where deficit_i = min(deficit_max_i, last grant - usage) (DRR keeps the counter of a flow
+ * still backlogged), and share_i is the capacity left after every quantum and deficit, split
+ * over the backlogged tenants in proportion to their quanta ("If the storage node is
+ * underbooked, the scheduler shares any unallocated resources among the tenants
+ * proportionally", §4.1): Libra starts further rounds while work is left, and only the tenants
+ * that exhausted their allocation have work for them. A tenant that ran out of work keeps its
+ * quantum unlent: Libra's next round would hand it back the moment it has work again, which a
+ * fixed window cannot see before it ends (the one gap to the paper's work conservation: the
+ * unused quanta of tenants that ran out of work are idle for the window).
  * The sum of the grants never exceeds total in any dimension once the quanta fit in total.
  *
  * §4.1 profiles. Every policy interval (the paper: once per second) the tenant's cost per
