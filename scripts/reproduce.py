@@ -651,6 +651,8 @@ EXPERIMENTS = {
     # Libra (scripts/reproduce_libra.py): no plot of their own (plot None).
     "libra_vs_bios": Experiment(lambda run: reproduce_libra.libra_vs_bios(run, load, tenant),
                                 reproduce_libra.libra_vs_bios_md, None),
+    "libra_fig7": Experiment(lambda run: reproduce_libra.insulation(run, load, tenant),
+                             reproduce_libra.insulation_md, None),
 }
 
 

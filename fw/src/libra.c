@@ -49,6 +49,20 @@ int bg_libra_provision(bg_libra *l, bg_libra_tenant *t)
     return scaled;
 }
 
+/* x as a share of the capacity in Q24, rounded up (the dimension it fills most). */
+static uint64_t vop_of(const bg_vec *x, const bg_vec *total)
+{
+    uint64_t m = 0;
+    for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+        if (total->d[d] == 0)
+            continue;
+        const uint64_t f = (((uint64_t)x->d[d] << BG_LIBRA_VOP_BITS) + total->d[d] - 1u) / total->d[d];
+        if (f > m)
+            m = f;
+    }
+    return m;
+}
+
 const char *bg_libra_init(bg_libra *l, const bg_libra_params *p, bg_libra_tenant *t, uint32_t n)
 {
     if (p->floor_q16 == 0 || p->floor_q16 > BG_LIBRA_ONE)
@@ -69,8 +83,11 @@ const char *bg_libra_init(bg_libra *l, const bg_libra_params *p, bg_libra_tenant
         }
     }
     l->overbooked += (uint32_t)bg_libra_provision(l, t);
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < n; i++) {
         t[i].grant = t[i].quantum;
+        t[i].grant_vop = vop_of(&t[i].quantum, &p->total);
+        t[i].deficit_vop = 0;
+    }
     return NULL;
 }
 
@@ -99,9 +116,46 @@ static void policy(bg_libra *l, bg_libra_tenant *t, const bg_bios_usage *u)
     l->overbooked += (uint32_t)bg_libra_provision(l, t);
 }
 
+/* VOP accounting: the DRR over one scalar per tenant; grant vector = grant share x total. */
+static void window_vop(bg_libra *l, bg_libra_tenant *t, const bg_bios_usage *u, const uint64_t *active)
+{
+    const bg_vec *total = &l->p.total;
+    uint64_t left = (uint64_t)1 << BG_LIBRA_VOP_BITS, wq = 0;
+    for (uint32_t i = 0; i < l->n; i++) {
+        const int backlogged = bit(active, i) && u[i].throttle_n > 0;
+        uint64_t def = 0;
+        if (backlogged) {
+            const uint64_t used = vop_of(&u[i].usage, total), g = t[i].grant_vop;
+            const uint64_t max = vop_of(&t[i].deficit_max, total);
+            def = g > used ? g - used : 0;
+            if (def > max)
+                def = max;
+        }
+        t[i].deficit_vop = def;
+        const uint64_t q = vop_of(&t[i].quantum, total), take = q + def;
+        left = left > take ? left - take : 0;
+        if (backlogged)
+            wq += q;
+    }
+    for (uint32_t i = 0; i < l->n; i++) {
+        const int backlogged = bit(active, i) && u[i].throttle_n > 0;
+        const uint64_t q = vop_of(&t[i].quantum, total);
+        uint64_t g = q + t[i].deficit_vop;
+        if (backlogged && wq > 0)
+            g += left * q / wq;
+        t[i].grant_vop = g;
+        for (unsigned d = 0; d < BG_COST_DIMS; d++)
+            t[i].grant.d[d] = sat32((g * total->d[d]) >> BG_LIBRA_VOP_BITS);
+    }
+}
+
 void bg_libra_window(bg_libra *l, bg_libra_tenant *t, const bg_bios_usage *u, const uint64_t *active)
 {
     policy(l, t, u);
+    if (l->p.vop) {
+        window_vop(l, t, u, active);
+        return;
+    }
     uint64_t left[BG_COST_DIMS], wq[BG_COST_DIMS];
     for (unsigned d = 0; d < BG_COST_DIMS; d++) {
         left[d] = l->p.total.d[d];

@@ -138,3 +138,34 @@ TEST(Libra, PolicyProfilesAndScalesToTheFloor)
     EXPECT_EQ(t[1].quantum.d[0], 250u);
     EXPECT_EQ(l.overbooked, 1u);
 }
+
+TEST(Libra, VopSharesOneScalarAcrossDimensions)
+{
+    // Two backlogged tenants with equal quanta, one bound by dimension 0 and one by dimension 3.
+    // Per VOP each gets half of the capacity in every dimension; per dimension (vop = 0) the
+    // tenant that fills a dimension most takes most of that dimension's spare.
+    bg_libra l;
+    std::vector<bg_libra_tenant> t(2);
+    t[0].quantum = bg_vec{{250, 0, 0, 100}};   // a quarter of the capacity (dimension 0)
+    t[1].quantum = bg_vec{{100, 0, 0, 250}};   // a quarter (dimension 3)
+    for (auto &x : t)
+        x.deficit_max = all(0);
+    bg_libra_params p = params(1000, 1.0, 0);
+    p.vop = 1;
+    ASSERT_EQ(bg_libra_init(&l, &p, t.data(), 2), nullptr);
+    EXPECT_EQ(t[0].grant_vop, (1ull << BG_LIBRA_VOP_BITS) / 4);
+    std::vector<bg_bios_usage> u{used(0, 1), used(0, 1)};
+    const uint64_t active[BG_BIOS_BITMAP_WORDS] = {0b11};
+    bg_libra_window(&l, t.data(), u.data(), active);
+    // Spare: 1/2 of the capacity, split 1:1; each grant is half of every dimension.
+    for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+        EXPECT_EQ(t[0].grant.d[d], 500u) << d;
+        EXPECT_EQ(t[1].grant.d[d], 500u) << d;
+    }
+    // Per dimension: dimension 0's spare (650) goes 250:100, so tenant 0 gets 250 + 464.
+    p.vop = 0;
+    ASSERT_EQ(bg_libra_init(&l, &p, t.data(), 2), nullptr);
+    bg_libra_window(&l, t.data(), u.data(), active);
+    EXPECT_EQ(t[0].grant.d[0], 250u + 650u * 250u / 350u);
+    EXPECT_EQ(t[1].grant.d[3], 250u + 650u * 250u / 350u);
+}

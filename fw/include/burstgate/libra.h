@@ -22,6 +22,15 @@
  * unused quanta of tenants that ran out of work are idle for the window).
  * The sum of the grants never exceeds total in any dimension once the quanta fit in total.
  *
+ * Units (p.vop). Libra charges one scalar, the virtual IOP: VOP_cost(size) = Max-IOP /
+ * Achieved-IOP(size) (§4.3), an I/O's share of what the device does in a second at that size.
+ * On a device whose capacity is a vector of limits (CPU, links, the software limit) an I/O's
+ * achieved rate alone is min_d total_d / c_d, so its VOP share is max_d c_d / total_d: vop = 1
+ * runs the DRR above on that scalar (quantum, deficit, usage each as max_d x_d / total_d, in
+ * Q24) and writes grant_d = share x total_d, so a tenant may spend its share on whichever
+ * dimension binds it. vop = 0 runs the same DRR per dimension, each dimension's spare shared on
+ * its own (a tenant bound by CPU then leaves its share of the links unused: the named variation).
+ *
  * §4.1 profiles. Every policy interval (the paper: once per second) the tenant's cost per
  * normalized (1 KiB) request is q = EWMA(u / s): u the cost units the tenant used over the
  * interval (per dimension), s its data bytes / 1024 (the software-limit dimension counts data
@@ -51,12 +60,14 @@ extern "C" {
 
 #define BG_LIBRA_FRAC_BITS 16u
 #define BG_LIBRA_ONE (1u << BG_LIBRA_FRAC_BITS)
+#define BG_LIBRA_VOP_BITS 24u /* a VOP share of the capacity: Q24, 1 << 24 = all of it */
 
 typedef struct bg_libra_params {
     bg_vec total;           /* capacity per window */
     uint32_t floor_q16;     /* provisionable share of total (§4.2), (0, 1] in Q16 */
     uint32_t ewma_w_q16;    /* EWMA weight of the newest interval, (0, 1] in Q16 */
     uint32_t policy_windows; /* windows per policy interval, >= 1; 0: profiles off */
+    uint32_t vop;           /* 1: DRR over one scalar VOP per tenant (below); 0: per dimension */
 } bg_libra_params;
 
 typedef struct bg_libra_tenant {
@@ -66,6 +77,7 @@ typedef struct bg_libra_tenant {
     bg_vec quantum;         /* per-window allocation r (after the floor's scaling) */
     bg_vec deficit;
     bg_vec grant;           /* the grant written last window */
+    uint64_t grant_vop, deficit_vop; /* vop: the same as shares of the capacity, Q24 */
     uint64_t q_q16[BG_COST_DIMS]; /* §4.1 profile: cost units per 1 KiB request, Q16 */
     uint32_t profiled;      /* 1 once an interval with traffic has set q */
     uint64_t acc_u[BG_COST_DIMS]; /* the interval's usage so far */

@@ -359,6 +359,7 @@ void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmw
         // Libra's v: the base's bytes per window as normalized (1 KiB) requests; its initial
         // allocation (before a policy interval has profiled it) the base's envelope vector.
         cfg.libra.total = total;
+        cfg.libra.vop = sc.libra.vop ? 1u : 0u;
         cfg.libra.floor_q16 = sat32(std::round(sc.libra.floor_share * BG_LIBRA_ONE));
         cfg.libra.ewma_w_q16 = sat32(std::round(sc.libra.ewma_weight * BG_LIBRA_ONE));
         cfg.libra.policy_windows = sc.libra.policy_ms > 0

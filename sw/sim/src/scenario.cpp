@@ -153,7 +153,8 @@ void load_bios(const Loader &L, const YAML::Node &n, BiosCfg &b)
 void load_libra(const Loader &L, const YAML::Node &n, LibraCfg &b)
 {
     const std::string P = "libra";
-    L.check_keys(n, P, {"floor_share", "ewma_weight", "policy_ms", "admission"});
+    L.check_keys(n, P, {"floor_share", "ewma_weight", "policy_ms", "admission", "unit"});
+    if (n["unit"]) b.vop = choose<bool>(L, n["unit"], P + ".unit", {{"vop", true}, {"vector", false}});
     if (n["floor_share"]) b.floor_share = L.number(n["floor_share"], P + ".floor_share", 1e-6, 1);
     if (n["ewma_weight"]) b.ewma_weight = L.number(n["ewma_weight"], P + ".ewma_weight", 1e-4, 1);
     if (n["policy_ms"]) b.policy_ms = L.number(n["policy_ms"], P + ".policy_ms", 0, 1e6);

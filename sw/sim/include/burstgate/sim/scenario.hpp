@@ -73,6 +73,7 @@ struct LibraCfg {
     double ewma_weight = 0.5;          // §4.1 names an EWMA and prints no weight
     double policy_ms = 1000;           // §4.1: "once per second in our prototype"; 0: profiles off
     bool admit_floor = false;          // admission: floor (true) | envelope (false, the default rule)
+    bool vop = true;                   // unit: vop (one scalar per tenant, §4.3) | vector (per dimension)
 };
 
 struct DualBucketCfg {
