@@ -35,7 +35,8 @@ int bg_libra_provision(bg_libra *l, bg_libra_tenant *t)
         uint64_t sum = 0;
         for (uint32_t i = 0; i < l->n; i++) {
             if (t[i].profiled)
-                t[i].quantum.d[d] = sat32((t[i].v_q16 * t[i].q_q16[d]) >> (2u * BG_LIBRA_FRAC_BITS));
+                t[i].r.d[d] = sat32((t[i].v_q16 * t[i].q_q16[d]) >> (2u * BG_LIBRA_FRAC_BITS));
+            t[i].quantum.d[d] = t[i].r.d[d];
             sum += t[i].quantum.d[d];
         }
         const uint64_t floor = ((uint64_t)l->p.total.d[d] * l->p.floor_q16) >> BG_LIBRA_FRAC_BITS;
@@ -75,6 +76,7 @@ const char *bg_libra_init(bg_libra *l, const bg_libra_params *p, bg_libra_tenant
     l->overbooked = 0;
     const bg_vec zero = {{0}};
     for (uint32_t i = 0; i < n; i++) {
+        t[i].r = t[i].quantum;
         t[i].deficit = zero;
         t[i].profiled = 0;
         for (unsigned d = 0; d < BG_COST_DIMS; d++) {

@@ -139,6 +139,32 @@ TEST(Libra, PolicyProfilesAndScalesToTheFloor)
     EXPECT_EQ(l.overbooked, 1u);
 }
 
+TEST(Libra, ScalingAnUnprofiledTenantDoesNotCompound)
+{
+    // Tenant 1 never sends data, so it keeps its initial allocation r = 300; tenant 0 profiles
+    // at 60 per KiB x 10 = 600. 900 > floor 500 every interval: both scaled by 5/9 each time,
+    // from r, never from last interval's scaled quantum.
+    bg_libra l;
+    std::vector<bg_libra_tenant> t(2);
+    t[0].quantum = all(100);
+    t[1].quantum = all(300);
+    for (auto &x : t) {
+        x.deficit_max = all(0);
+        x.v_q16 = 10ull << BG_LIBRA_FRAC_BITS;
+    }
+    bg_libra_params p = params(1000, 0.5, 1, 1.0);
+    p.total.d[BG_DIM_SWLIMIT] = 1u << 20;
+    ASSERT_EQ(bg_libra_init(&l, &p, t.data(), 2), nullptr);
+    const uint64_t active[BG_BIOS_BITMAP_WORDS] = {0b01};
+    std::vector<bg_bios_usage> u(2);
+    u[0].usage = bg_vec{{60, 60, 60, 1024}};
+    for (int w = 0; w < 3; w++) {
+        bg_libra_window(&l, t.data(), u.data(), active);
+        EXPECT_EQ(t[0].quantum.d[0], 600u * 500u / 900u) << w;
+        EXPECT_EQ(t[1].quantum.d[0], 300u * 500u / 900u) << w;
+    }
+}
+
 TEST(Libra, VopSharesOneScalarAcrossDimensions)
 {
     // Two backlogged tenants with equal quanta, one bound by dimension 0 and one by dimension 3.

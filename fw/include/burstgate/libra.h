@@ -74,7 +74,8 @@ typedef struct bg_libra_tenant {
     uint64_t v_q16;         /* reservation: normalized (1 KiB) requests per window, Q16 */
     bg_vec deficit_max;     /* the most deficit carried (one largest I/O's cost) */
     /* state */
-    bg_vec quantum;         /* per-window allocation r (after the floor's scaling) */
+    bg_vec r;               /* allocation r = v q (the initial quantum until profiled) */
+    bg_vec quantum;         /* r after the floor's scaling: the DRR quantum */
     bg_vec deficit;
     bg_vec grant;           /* the grant written last window */
     uint64_t grant_vop, deficit_vop; /* vop: the same as shares of the capacity, Q24 */
