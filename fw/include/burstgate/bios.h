@@ -12,12 +12,15 @@
  * 4 KiB I/O like a deferred 1 MiB one. A retried I/O deferred again counts again: repeated
  * deferral is exactly the "more follow-up I/Os" pressure the paper weights up.
  *
- * One instance. §5.2 runs BIOS "on every SA control thread" and §5.3 divides "the global
- * limit by the number of threads to get the per-thread limit". Here admission happens in the
- * datapath before the load balancer picks a thread, and grants, counters, the burst list and
- * the pool are per tenant, so one instance runs over all tenants with total = the capacity
- * of all threads (docs/results.md, "BIOS variations"); per-thread instances would need
- * per-(thread, tenant) grants in the datapath.
+ * One instance. The paper runs BIOS "on every SA control thread" and divides "the global
+ * limit by the number of threads to get the per-thread limit" (§5.3). Here admission happens
+ * in the datapath before the load balancer picks a thread, and the firmware reads usage and
+ * throttle per tenant only (TENANT.USAGE/THROTTLE/THROTTLE_N, summed over threads; LB.OUT_*
+ * are per thread, summed over tenants): per-thread instances cannot be fed. They would need
+ * per-(tenant, thread) usage counters and grants in the datapath, and the balancer's pick
+ * before admission for a deferred I/O to have a thread (docs/results.md, "BIOS: Algorithm 1
+ * as printed, and the project's variations"). So one instance runs over all tenants with
+ * total = the capacity of all threads.
  *
  * Fixed point. alpha, weight_throttle, reserved share and floor share are Q16.16 in a
  * uint32_t (BG_BIOS_ONE = 1.0). x * q is computed in 64 bits and shifted right by 16, i.e.
