@@ -29,6 +29,10 @@ from collections.abc import Callable
 
 import yaml
 
+# Each paper's experiments live in their own module beside this one (loaded by path in the tests too).
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import reproduce_stillwater  # noqa: E402
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SCEN = ROOT / "scenarios"
 TYPES = [("A", "read"), ("A", "write"), ("B", "read"), ("B", "write")]
@@ -645,6 +649,8 @@ EXPERIMENTS = {
     "table3": Experiment(misestimation, misestimation_md, "misestimation"),
     "stillwater": Experiment(hot_segments, hot_segments_md, "hot_segments"),
     "alpha": Experiment(alpha_fit, alpha_fit_md, "alpha_fit"),
+    "stillwater_cheque": Experiment(lambda run: reproduce_stillwater.cheque_gap(run, load),
+                                    lambda r: reproduce_stillwater.cheque_gap_md(r, pct), "cheque_gap"),
 }
 
 
