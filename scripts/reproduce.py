@@ -651,6 +651,8 @@ EXPERIMENTS = {
     "alpha": Experiment(alpha_fit, alpha_fit_md, "alpha_fit"),
     "stillwater_cheque": Experiment(lambda run: reproduce_stillwater.cheque_gap(run, load),
                                     lambda r: reproduce_stillwater.cheque_gap_md(r, pct), "cheque_gap"),
+    "stillwater_sizes": Experiment(lambda run: reproduce_stillwater.cheque_sizes(run, load),
+                                   lambda r: reproduce_stillwater.cheque_sizes_md(r, pct), "cheque_gap"),
 }
 
 

@@ -82,3 +82,49 @@ def cheque_gap_md(r, pct):
                      f"{row['hot_p99'][0]:.0f} / {row['hot_p99'][1]:.0f} | {row['cheques']} |")
     lines.append("")
     return lines
+
+
+SIZES = ("8k", "16k", "32k", "64k")
+
+
+@dataclasses.dataclass
+class ChequeSizes:
+    """Still Water Fig. 18 (Appendix B): one dict per I/O size, as ChequeGap's rows (``key`` = size)."""
+    rows: list
+
+
+def cheque_sizes(run, load):
+    """Fig. 18: 8-64 KiB I/Os, 50 % writes, steady segments at 10 % of the load (below the cheque, as
+    in `cheque_gap`'s headline row), cheque alone against the main bucket alone, proxy path."""
+    base = load("dualbucket_hot_segments.yaml")
+    base["dpu"]["backend_us"] = PROXY_ONLY
+    base["dualbucket"]["reoffer"] = "fifo"
+    rows = []
+    for size in SIZES:
+        sc = copy.deepcopy(base)
+        for t in sc["tenants"]:
+            t["workload"].update(sizes={size: 1.0}, read_share=0.5, hot_share=0.9)
+        d = run(sc, "dualbucket")[0]
+        sc["dualbucket"]["cheque_share"] = 0.0
+        b = run(sc, "dualbucket")[0]
+        rows.append({"key": size, "label": f"{size[:-1]} KiB", "steady_share": 0.1,
+                     "base": _steady(b), "cheque": _steady(d), "hot_p99": (_hot_p99(b), _hot_p99(d)),
+                     "cheques": sum(t["admitted_reserved"] for t in d.values())})
+    return ChequeSizes(rows)
+
+
+def cheque_sizes_md(r, pct):
+    lines = ["**Still Water Fig. 18 (Appendix B), 8-64 KiB, cheque bucket alone** "
+             "(`scenarios/dualbucket_hot_segments.yaml`, 50 % writes, steady segments at 10 % of the load, "
+             "proxy path; `scripts/reproduce.py --only stillwater_sizes`). Paper: P99999 -92 % to -97 %, "
+             "better with larger I/Os.", "",
+             "| I/O size | baseline P50 / P99 / P99999 | cheque P50 / P99 / P99999 | P99 change | P99999 change "
+             "| hot P99 (base / cheque) | I/Os via cheque |", "|---|---|---|---|---|---|---|"]
+    for row in r.rows:
+        b, c = row["base"], row["cheque"]
+        lines.append(f"| {row['label']} | " + " / ".join(f"{b[q]:.0f}" for q in QS) + " | "
+                     + " / ".join(f"{c[q]:.0f}" for q in QS)
+                     + f" | {pct(c['p99'], b['p99']):+.0f} % | {pct(c['p99999'], b['p99999']):+.0f} % | "
+                     f"{row['hot_p99'][0]:.0f} / {row['hot_p99'][1]:.0f} | {row['cheques']} |")
+    lines.append("")
+    return lines
