@@ -442,7 +442,9 @@ def hot_segments_md(r):
              "segments carry 80 % of a closed-loop load (4 clients x iodepth 64) that saturates the main "
              "bucket (0.56 of the SA's capacity, the paper's 1.2 of 2.13 GB/s); latency in us of I/Os to "
              "the steady segments. Baseline: the main bucket alone (cheque_share 0, re-offers in deferral "
-             "order). Dual-bucket: cheque 20 %, steady I/Os re-offered first (`reoffer: steady_first`). "
+             "order). Dual-bucket here is the ablation: cheque 20 % with steady I/Os re-offered first "
+             "(`reoffer: steady_first`, a host policy the paper does not have; the cheque alone is the "
+             "`stillwater_cheque` table). "
              "Paper: steady P99 -96 % at best, P99999 -83 % at best (Fig. 10, proxy latency); P99999 -85 % "
              "end to end (Fig. 13).", "",
              "| write share | path | baseline P50 / P99 / P99999 | dual-bucket P50 / P99 / P99999 | P99 change "
