@@ -107,3 +107,13 @@ def test_fig18_64_kib_misses_because_one_window_s_cheque_is_below_one_io(sizes):
     the window, the cheque size or the admission rule that would silently close or move it."""
     assert sizes["64k"]["cheques"] == 0
     assert abs(_change(sizes["64k"], "p99999")) <= 2
+
+
+def test_fig13_end_to_end_with_the_cheque_alone(gap):
+    """Fig. 13, the whole path (backend on), steady segments at 10 %: P99999 -81 % (paper -85 %).
+    Catches a backend that swamps the proxy's share of the tail (the paper's baseline is 98 %
+    proxy) or a cheque lost on the end-to-end path."""
+    row = gap["end_to_end"]
+    assert row["base"]["p99999"] > gap["steady10"]["base"]["p99999"]  # the backend adds its part
+    assert -95 <= _change(row, "p99999") <= -65
+    assert _change(row, "p99") <= -80
