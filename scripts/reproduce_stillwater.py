@@ -1,0 +1,134 @@
+"""Still Water (Come Hell or Still Water, NSDI'26) §5: the cheque bucket on its own terms.
+
+Imported by scripts/reproduce.py (experiment `stillwater_cheque`). Every row compares the main
+bucket alone (the paper's baseline, `cheque_share: 0`) with the cheque bucket added, both with
+the deferred I/Os re-offered in deferral order (`reoffer: fifo`, no host policy the paper does
+not have), on `scenarios/dualbucket_hot_segments.yaml`'s proxy path (backend off, 100 % writes)
+with one condition changed per row, to measure why the cheque alone does not move the
+scenario's steady tail and which of the paper's conditions it needs. The last row is the
+ablation the old headline used (`reoffer: steady_first`).
+"""
+
+import copy
+import dataclasses
+
+QS = ("p50", "p99", "p99999")
+PROXY_ONLY = {"dist": "lognormal", "median": 0, "p99": 0}
+
+
+@dataclasses.dataclass
+class ChequeGap:
+    """One dict per condition: ``label``, ``key`` (for the tests), ``steady_share`` (the steady
+    segments' share of the issued load), ``base`` / ``cheque`` (steady latency percentiles in us,
+    worst tenant), ``hot_p99`` (base, cheque) and ``cheques`` (I/Os admitted by the cheque)."""
+    rows: list
+
+
+def _steady(r):
+    return {q: max(t["lat_steady_us"][q] for t in r.values() if "lat_steady_us" in t) for q in QS}
+
+
+def _hot_p99(r):
+    return max(t["lat_hot_us"]["p99"] for t in r.values() if "lat_hot_us" in t)
+
+
+# (key, label, hot_share, dualbucket overrides, window_us or None)
+CONDITIONS = (
+    ("scenario", "the scenario: steady segments 20 % of the load (= the cheque)", 0.8, {}, None),
+    ("steady10", "steady segments 10 % of the load (below the 20 % cheque)", 0.9, {}, None),
+    ("steady5", "steady segments 5 % of the load", 0.95, {}, None),
+    ("paper_alpha", "steady 10 %, the paper's alpha = 8000 and h_p = 330", 0.9,
+     {"alpha": 8000, "headroom_mbps": 330}, None),
+    ("paper_T", "steady 10 %, the paper's T = 10 ms (alpha, h_p fitted at 100 us)", 0.9, {}, 10000),
+    ("steady_first", "ablation: the scenario with `reoffer: steady_first`", 0.8, {"reoffer": "steady_first"}, None),
+    # Fig. 13: the whole path, the scenario's backend (the paper's 98 % proxy share of the P99999).
+    ("end_to_end", "steady 10 %, end to end (Fig. 13: backend on)", 0.9, {}, None),
+)
+
+
+def cheque_gap(run, load):
+    base = load("dualbucket_hot_segments.yaml")
+    base["dpu"]["backend_us"] = PROXY_ONLY
+    base["dualbucket"]["reoffer"] = "fifo"
+    rows = []
+    for key, label, hot_share, over, window in CONDITIONS:
+        sc = copy.deepcopy(base)
+        if key == "end_to_end":
+            sc["dpu"]["backend_us"] = load("dualbucket_hot_segments.yaml")["dpu"]["backend_us"]
+        for t in sc["tenants"]:
+            t["workload"]["hot_share"] = hot_share
+        if window:
+            sc["window_us"] = window
+        sc["dualbucket"].update(over)
+        d = run(sc, "dualbucket")[0]
+        # The baseline is always the production limiter: main bucket alone, deferral order.
+        sc["dualbucket"].update(cheque_share=0.0, reoffer="fifo")
+        b = run(sc, "dualbucket")[0]
+        rows.append({"key": key, "label": label, "steady_share": 1.0 - hot_share,
+                     "base": _steady(b), "cheque": _steady(d), "hot_p99": (_hot_p99(b), _hot_p99(d)),
+                     "cheques": sum(t["admitted_reserved"] for t in d.values())})
+    return ChequeGap(rows)
+
+
+def cheque_gap_md(r, pct):
+    lines = ["**Still Water Fig. 10, the cheque bucket alone** (`scenarios/dualbucket_hot_segments.yaml`, "
+             "proxy path, 100 % writes; `scripts/reproduce.py --only stillwater_cheque`): the main bucket alone "
+             "(baseline) against the cheque added, both re-offering deferred I/Os in deferral order, one "
+             "condition changed per row (the last row: end to end, Fig. 13, paper P99999 -85 %). Steady segments' latency in us (P50 / P99 / P99999, worst tenant). "
+             "Paper: steady P99 up to -96 %, P99999 up to -83 %.", "",
+             "| condition | steady share of load | baseline | cheque | P99 change | P99999 change "
+             "| hot P99 (base / cheque) | I/Os via cheque |", "|---|---|---|---|---|---|---|---|"]
+    for row in r.rows:
+        b, c = row["base"], row["cheque"]
+        lines.append(f"| {row['label']} | {row['steady_share']:.0%} | "
+                     + " / ".join(f"{b[q]:.0f}" for q in QS) + " | " + " / ".join(f"{c[q]:.0f}" for q in QS)
+                     + f" | {pct(c['p99'], b['p99']):+.0f} % | {pct(c['p99999'], b['p99999']):+.0f} % | "
+                     f"{row['hot_p99'][0]:.0f} / {row['hot_p99'][1]:.0f} | {row['cheques']} |")
+    lines.append("")
+    return lines
+
+
+SIZES = ("8k", "16k", "32k", "64k")
+
+
+@dataclasses.dataclass
+class ChequeSizes:
+    """Still Water Fig. 18 (Appendix B): one dict per I/O size, as ChequeGap's rows (``key`` = size)."""
+    rows: list
+
+
+def cheque_sizes(run, load):
+    """Fig. 18: 8-64 KiB I/Os, 50 % writes, steady segments at 10 % of the load (below the cheque, as
+    in `cheque_gap`'s headline row), cheque alone against the main bucket alone, proxy path."""
+    base = load("dualbucket_hot_segments.yaml")
+    base["dpu"]["backend_us"] = PROXY_ONLY
+    base["dualbucket"]["reoffer"] = "fifo"
+    rows = []
+    for size in SIZES:
+        sc = copy.deepcopy(base)
+        for t in sc["tenants"]:
+            t["workload"].update(sizes={size: 1.0}, read_share=0.5, hot_share=0.9)
+        d = run(sc, "dualbucket")[0]
+        sc["dualbucket"]["cheque_share"] = 0.0
+        b = run(sc, "dualbucket")[0]
+        rows.append({"key": size, "label": f"{size[:-1]} KiB", "steady_share": 0.1,
+                     "base": _steady(b), "cheque": _steady(d), "hot_p99": (_hot_p99(b), _hot_p99(d)),
+                     "cheques": sum(t["admitted_reserved"] for t in d.values())})
+    return ChequeSizes(rows)
+
+
+def cheque_sizes_md(r, pct):
+    lines = ["**Still Water Fig. 18 (Appendix B), 8-64 KiB, cheque bucket alone** "
+             "(`scenarios/dualbucket_hot_segments.yaml`, 50 % writes, steady segments at 10 % of the load, "
+             "proxy path; `scripts/reproduce.py --only stillwater_sizes`). Paper: P99999 -92 % to -97 %, "
+             "better with larger I/Os.", "",
+             "| I/O size | baseline P50 / P99 / P99999 | cheque P50 / P99 / P99999 | P99 change | P99999 change "
+             "| hot P99 (base / cheque) | I/Os via cheque |", "|---|---|---|---|---|---|---|"]
+    for row in r.rows:
+        b, c = row["base"], row["cheque"]
+        lines.append(f"| {row['label']} | " + " / ".join(f"{b[q]:.0f}" for q in QS) + " | "
+                     + " / ".join(f"{c[q]:.0f}" for q in QS)
+                     + f" | {pct(c['p99'], b['p99']):+.0f} % | {pct(c['p99999'], b['p99999']):+.0f} % | "
+                     f"{row['hot_p99'][0]:.0f} / {row['hot_p99'][1]:.0f} | {row['cheques']} |")
+    lines.append("")
+    return lines
