@@ -89,7 +89,7 @@ def derated(profile, factor):
     """The profile of a host `factor` times slower (every cost x factor, the bandwidth / factor)."""
     prof = json.loads(json.dumps(profile))
     for op in ("read", "write"):
-        prof["cpu_ns"][op] = {k: v * factor for k, v in prof["cpu_ns"][op].items()}
+        prof["cpu_ns"][op] = {k: round(v * factor) for k, v in prof["cpu_ns"][op].items()}
     prof["swlimit_mbps"] = round(prof["swlimit_mbps"] / factor, 1)
     return prof
 
