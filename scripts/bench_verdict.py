@@ -1,31 +1,15 @@
-"""Verdicts the gateway benchmarks print after their tables (scripts/compare_qemu.py,
-scripts/gateway_overhead.py): one line per criterion of issue 18, PASS or MISS, with the
-figures it was judged on, so that a run judges itself instead of leaving the reader to."""
+"""Verdicts a gateway benchmark prints after its tables (scripts/gateway_overhead.py): one line
+per criterion of issue 18, PASS or MISS, with the figures it was judged on, so that a run judges
+itself instead of leaving the reader to."""
 
 from __future__ import annotations
 
 import os
-import statistics
 
 
 def load_average() -> str:
     """The 1, 5 and 15 minute load averages: on a shared host they say how far to trust a run."""
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
-def median_of(rounds: list[dict]) -> dict:
-    """Field by field median of rounds of the same shape (nested dicts of numbers); a field
-    that is None in any round is None."""
-    out: dict = {}
-    for key, first in rounds[0].items():
-        values = [r[key] for r in rounds]
-        if isinstance(first, dict):
-            out[key] = median_of(values)
-        elif any(v is None for v in values):
-            out[key] = None
-        else:
-            out[key] = statistics.median(values)
-    return out
 
 
 class Verdicts:

@@ -29,6 +29,9 @@ from collections.abc import Callable
 
 import yaml
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import reproduce_libra  # noqa: E402  (this folder, not a package)
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SCEN = ROOT / "scenarios"
 TYPES = [("A", "read"), ("A", "write"), ("B", "read"), ("B", "write")]
@@ -589,7 +592,7 @@ class Experiment:
     """How to measure one experiment, write its markdown, and which repro_plots function draws it."""
     measure: Callable  # (Runner) -> record
     markdown: Callable  # (record) -> lines
-    plot: str  # imported only under --plots
+    plot: str | None  # imported only under --plots; None: no plot
 
 
 
@@ -645,6 +648,13 @@ EXPERIMENTS = {
     "table3": Experiment(misestimation, misestimation_md, "misestimation"),
     "stillwater": Experiment(hot_segments, hot_segments_md, "hot_segments"),
     "alpha": Experiment(alpha_fit, alpha_fit_md, "alpha_fit"),
+    # Libra (scripts/reproduce_libra.py): no plot of their own (plot None).
+    "libra_vs_bios": Experiment(lambda run: reproduce_libra.libra_vs_bios(run, load, tenant),
+                                reproduce_libra.libra_vs_bios_md, None),
+    "libra_fig7": Experiment(lambda run: reproduce_libra.insulation(run, load, tenant),
+                             reproduce_libra.insulation_md, None),
+    "libra_fig11": Experiment(lambda run: reproduce_libra.profiles(run, load, tenant),
+                              reproduce_libra.profiles_md, None),
 }
 
 
@@ -680,7 +690,7 @@ def main():
         data = exp.measure(run)
         lines += exp.markdown(data)
         print(f"reproduce: {name} done ({run.runs} simulations, {time.monotonic() - t0:.0f} s)", file=sys.stderr)
-        if plots:
+        if plots and exp.plot:
             path = getattr(plots, exp.plot)(data, plot_dir / f"{name}.png")
             print(f"reproduce: wrote {path}", file=sys.stderr)
     text = "\n".join(lines) + "\n"

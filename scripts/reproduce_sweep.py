@@ -90,7 +90,7 @@ def main():
         lines += md
         runs += n
         print(f"reproduce: {name} done ({n} simulations, {secs:.0f} s on its worker)", file=sys.stderr)
-        if plots:
+        if plots and reproduce.EXPERIMENTS[name].plot:
             path = getattr(plots, reproduce.EXPERIMENTS[name].plot)(data, plot_dir / f"{name}.png")
             print(f"reproduce: wrote {path}", file=sys.stderr)
     text = "\n".join(lines) + "\n"

@@ -145,8 +145,14 @@ int bg_fw_init(bg_fw *fw, const bg_fw_config *cfg, bg_bios_tenant *t, bg_bios_us
                uint16_t *sched_list, uint16_t *burst_list, uint32_t n, const bg_hal *hal)
 {
     fw->err_field = NULL;
-    if (cfg->scheduler > BG_SCHED_DUALBUCKET)
+    if (cfg->scheduler > BG_SCHED_DUALBUCKET && cfg->scheduler != BG_FW_SCHED_DDRR)
         return BG_FW_E_SCHEDULER;
+    if (cfg->scheduler == BG_FW_SCHED_DDRR && cfg->libra_t == NULL) {
+        fw->err_field = "libra_t";
+        return BG_FW_E_LIBRA;
+    }
+    if (cfg->scheduler == BG_FW_SCHED_DDRR && (fw->err_field = bg_libra_init(&fw->libra, &cfg->libra, cfg->libra_t, n)) != NULL)
+        return BG_FW_E_LIBRA;
     if (cfg->scheduler == BG_SCHED_DUALBUCKET && (fw->err_field = bg_db_config_error(&cfg->db)) != NULL)
         return BG_FW_E_DUALBUCKET;
     if (cfg->costadj && (fw->err_field = bg_ca_config_error(&cfg->ca)) != NULL)
@@ -182,7 +188,8 @@ int bg_fw_init(bg_fw *fw, const bg_fw_config *cfg, bg_bios_tenant *t, bg_bios_us
     const int composed = cfg->scheduler == BG_SCHED_DUALBUCKET && cfg->db_contracts;
     /* Composed dual-bucket: the datapath's BIOS mode checks the tenant's grant, then (within
      * base, steady segment) the pool, which holds the cheque; BURST_N stays 0. */
-    bg_hal_write(hal, BG_CTRL_SCHEDULER, composed ? BG_SCHED_BIOS : cfg->scheduler);
+    const int ddrr = cfg->scheduler == BG_FW_SCHED_DDRR;
+    bg_hal_write(hal, BG_CTRL_SCHEDULER, composed ? BG_SCHED_BIOS : ddrr ? BG_SCHED_BASE : cfg->scheduler);
     bg_hal_write(hal, BG_CTRL_BURST_N, 0);
     const bg_vec zero = {{0}};
     uint64_t sum[BG_COST_DIMS];
@@ -194,6 +201,8 @@ int bg_fw_init(bg_fw *fw, const bg_fw_config *cfg, bg_bios_tenant *t, bg_bios_us
             grant = bg_basecbs_share(&cfg->bios.total, sum, &t[i]);
         else if (cfg->scheduler == BG_SCHED_WILD)
             bg_burst_cap(&t[i], &grant);
+        else if (ddrr)
+            grant = cfg->libra_t[i].grant;
         else if (cfg->scheduler == BG_SCHED_DUALBUCKET)
             grant = zero; /* the buckets are shared; per-tenant grants are not consulted (or,
                            * composed, set below once the main bucket is known) */
@@ -317,6 +326,18 @@ static void window_dualbucket(bg_fw *fw, const bg_hal *hal)
     write_pool(hal, BG_CTRL_POOL(0), &fw->db.cheque);
 }
 
+static void window_ddrr(bg_fw *fw, const bg_hal *hal)
+{
+    for (uint32_t i = 0; i < fw->n; i++)
+        read_counters(hal, i, &fw->u[i]);
+    bg_libra_window(&fw->libra, fw->cfg.libra_t, fw->u, fw->active);
+    for (uint32_t i = 0; i < fw->n; i++) {
+        write_vec(hal, BG_TENANT_GRANT(0), i, &fw->cfg.libra_t[i].grant);
+        if (fw->cfg.granted)
+            fw->cfg.granted[i] = fw->cfg.libra_t[i].grant;
+    }
+}
+
 static void window_costadj(bg_fw *fw, const bg_hal *hal)
 {
     bg_vec used = {{0}};
@@ -341,6 +362,7 @@ void bg_fw_window(bg_fw *fw, const bg_hal *hal)
     case BG_SCHED_BIOS: window_bios(fw, hal); break;
     case BG_SCHED_WILD: window_wild(fw, hal); break;
     case BG_SCHED_DUALBUCKET: window_dualbucket(fw, hal); break;
+    case BG_FW_SCHED_DDRR: window_ddrr(fw, hal); break;
     default: window_base(fw, hal); break;
     }
     bg_hal_write(hal, BG_CTRL_WINDOW, BG_WINDOW_COMMIT);

@@ -2,33 +2,20 @@
 
 `burstgate calibrate` measures this machine through the gateway's own data path (fio
 nbd, unpaced) and fits BurstCBS §5.3's linear CPU model plus the bandwidth limit. Then the
-gateway runs paced on that profile and fio measures its max IOPS at 4 KiB and 64 KiB random
-reads (best of three runs each); burstgate-sim, fed the same profile and the same closed-loop demand, must predict both
-within 15 %.
+gateway runs paced on that profile, one tenant provisioned at 93 % of what the profile says the host
+serves at 4 KiB and then at 64 KiB, and fio measures the most it gets in random reads and writes
+at each size (best of three runs each); burstgate-sim, fed the same profile, contract and
+closed-loop demand, must predict all four within 15 %.
 
-How the tenant is provisioned so that its contract is not the limit (`provisioned`): the
-envelope rule (docs/contracts.md) accepts a base only if its cost at its knee size fits the
-host, so "the whole host in IOPS at 4 KiB and in MB/s at 1 MiB at once" is refused. The base is a
-tenth of the host's 4 KiB capacity with its knee at 4 KiB (accepted), the burst twenty times
-what the host can serve in IOPS and MB/s: alone, the tenant bursts under bios to whatever the
-modelled host gives, at every size. Both programs run the same firmware on the same profile, so
-what is compared is the host the profile describes.
+The host must be otherwise quiet: the calibration and the check measure the same machine a
+minute apart, and a 2-core machine shared with compilers changes its capacity by more than 15 %
+from one minute to the next.
 
-Two variants:
-
-* `make calibrate-check` (and make test-long): a full calibration, the profile as measured.
-  The host must be otherwise quiet: the calibration and the check measure the same machine a
-  minute apart, and a 2-core machine shared with compilers changes its capacity by more than
-  15 % from one minute to the next.
-* in make test: a quick calibration (0.5 s a point) and the profile derated to a third of the
-  host (every cost x 3, the bandwidth / 3), so that the paced gateway, not the shared host, is
-  the limit; about 20 s.
-
-Catches: a fit that is wrong (base/per_kib swapped, a T x 1e9 / IOPS slip; the full variant), a
-profile one of the two programs reads differently from the other (--profile ignored, applied
-to one product class only, swlimit taken from another field), a 64 KiB prediction the 4-16 KiB
-fit or the bandwidth limit gets wrong, and gateway pacing that serves less (or more) than the
-stages it claims to run (both variants).
+Catches: a fit that is wrong (base/per_kib swapped, a T x 1e9 / IOPS slip), a profile one of
+the two programs reads differently from the other (--profile ignored, applied to one product
+class only, swlimit taken from another field), a 64 KiB prediction the 4-16 KiB fit or the
+bandwidth limit gets wrong, and gateway pacing that serves less (or more) than the stages it
+claims to run.
 """
 
 import json
@@ -71,13 +58,94 @@ SCENARIO = {
 }
 
 
-def provisioned(profile):
-    """SCENARIO with the tenant provisioned so that the host, not its contract, is its limit:
-    base a tenth of the host's 4 KiB capacity (the costlier of read and write) with its knee at
-    4 KiB, which the envelope rule accepts; burst 20 x the host's IOPS and MB/s."""
+# The contract's share of what the profile says the host serves at its size: under BIOS's reserved
+# share (0.05), so that the envelope rule accepts it (docs/contracts.md).
+SHARE = 0.93
+
+
+def cpu_ns(profile, op, kib):
+    return profile["cpu_ns"][op]["base"] + kib * profile["cpu_ns"][op]["per_kib"]
+
+
+def provisioned(profile, kib):
+    """SCENARIO with the tenant provisioned at SHARE of what the profiled host can serve at `kib`
+    KiB, a contract whose knee is that size (mbps = iops x size).
+
+    The envelope rule prices a contract at its knee for reads and writes alike, so the whole host
+    at 4 KiB IOPS and at the large-I/O bandwidth at once (what this test asked before) is refused:
+    no host serves both. One contract per measured size is what a user provisioning from the
+    profile would buy."""
     sc = json.loads(json.dumps(SCENARIO))
-    c4k = max(profile["cpu_ns"][op]["base"] + 4 * profile["cpu_ns"][op]["per_kib"] for op in ("read", "write"))
-    host_iops = profile["threads"] * 1e9 / c4k
+    worst = max(cpu_ns(profile, "read", kib), cpu_ns(profile, "write", kib))
+    iops = SHARE * min(profile["threads"] * 1e9 / worst, profile["swlimit_mbps"] * 1e6 / (kib * 1024))
+    sc["dpu"]["swlimit_mbps"] = profile["swlimit_mbps"]
+    sc["tenants"][0]["base"] = sc["tenants"][0]["burst"] = {"iops": int(iops), "mbps": round(int(iops) * kib * 1024 / 1e6, 3)}
+    return sc
+
+
+def fio_iops(uri, rw, bs, seconds=3):
+    p = subprocess.run(["fio", "--name=cal", "--ioengine=nbd", f"--uri={uri}", f"--rw={rw}", f"--bs={bs}",
+                        f"--iodepth={IODEPTH}", f"--numjobs={NUMJOBS}", "--size=256m", "--time_based",
+                        f"--runtime={seconds}", "--group_reporting", "--output-format=json"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    job = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]
+    return job["read" if "read" in rw else "write"]["iops"]
+
+
+def sim_iops(tmp, profile, sc, rw, bs):
+    sc = json.loads(json.dumps(sc))
+    sc["tenants"][0]["workload"]["sizes"] = {bs: 1.0}
+    sc["tenants"][0]["workload"]["read_share"] = 1.0 if rw == "randread" else 0.0
+    path = tmp / f"sim_{rw}_{bs}.yaml"
+    path.write_text(yaml.safe_dump(sc, sort_keys=False))
+    p = subprocess.run([str(SIM), str(path), "--profile", str(profile), "--quiet"], capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)["tenants"][0]["iops"]
+
+
+# About 90 s of fio: make test-long (and make calibrate-check).
+@pytest.mark.long
+def test_profile_predicts_gateway_max_iops(tmp_path):
+    profile = tmp_path / "host.yaml"
+    p = subprocess.run([sys.executable, "-m", "burstgate", "calibrate", "--out", str(profile),
+                        "--build", str(BUILD), "--seconds", "2", "--numjobs", str(NUMJOBS), "--iodepth",
+                        str(IODEPTH)], capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    prof = yaml.safe_load(profile.read_text())
+    assert prof["threads"] == 2 and prof["cpu_ns"]["read"]["base"] > 0 and prof["swlimit_mbps"] > 0
+    misses = []
+    for kib in (4, 64):
+        bs = f"{kib}k"
+        sc = provisioned(prof, kib)
+        scen = tmp_path / f"gw_{bs}.yaml"
+        scen.write_text(yaml.safe_dump(sc, sort_keys=False))
+        gw = Gateway(tmp_path, "--profile", str(profile), "--realtime", scenario=scen, export_size="1g")
+        try:
+            # Best of three, interleaved, as the calibration measures: other work on a shared
+            # host only ever lowers a maximum.
+            got = {"randread": 0.0, "randwrite": 0.0}
+            for _ in range(3):
+                for rw in got:
+                    got[rw] = max(got[rw], fio_iops(gw.uri("cal"), rw, bs, seconds=2))
+        finally:
+            gw.stop()
+        for rw, measured in got.items():
+            predicted = sim_iops(tmp_path, profile, sc, rw, bs)
+            print(f"{rw} {bs} (contract {sc['tenants'][0]['base']['iops']} IOPS): gateway {measured:.0f} IOPS, "
+                  f"burstgate-sim predicts {predicted:.0f}")
+            if abs(predicted - measured) > 0.15 * measured:
+                misses.append((rw, bs, measured, predicted))
+    assert not misses, (misses, profile.read_text())
+
+
+def host_limited(profile):
+    """SCENARIO with the tenant provisioned so that the modelled host, not its contract, is its
+    limit at every size: base a tenth of the host's 4 KiB capacity with its knee at 4 KiB (which
+    the envelope rule accepts), burst 20 x the host's IOPS and MB/s."""
+    sc = json.loads(json.dumps(SCENARIO))
+    host_iops = profile["threads"] * 1e9 / max(cpu_ns(profile, op, 4) for op in ("read", "write"))
     base = round(0.1 * host_iops)
     sc["dpu"]["swlimit_mbps"] = profile["swlimit_mbps"]
     sc["tenants"][0]["base"] = {"iops": base, "mbps": round(base * 4096 / 1e6, 3)}
@@ -94,75 +162,35 @@ def derated(profile, factor):
     return prof
 
 
-def fio_iops(uri, bs, seconds=3):
-    p = subprocess.run(["fio", "--name=cal", "--ioengine=nbd", f"--uri={uri}", "--rw=randread", f"--bs={bs}",
-                        f"--iodepth={IODEPTH}", f"--numjobs={NUMJOBS}", "--size=256m", "--time_based",
-                        f"--runtime={seconds}", "--group_reporting", "--output-format=json"],
-                       capture_output=True, text=True, timeout=120)
+def test_derated_profile_predicts_paced_gateway(tmp_path):
+    """The quick round trip, in make test (about 20 s): a 0.5 s calibration, the profile derated to
+    a third of this host (so a shared host's noise stays out of the figures), the tenant's burst
+    far above it (`host_limited`: the modelled host is its limit, not its contract); the paced
+    gateway's 4 and 64 KiB random reads within 15 % of burstgate-sim's prediction. Catches a
+    profile one of the two programs reads differently (--profile ignored by the gateway: 69k
+    measured against 23k predicted), and pacing that serves more or less than its stages."""
+    profile = tmp_path / "host.yaml"
+    p = subprocess.run([sys.executable, "-m", "burstgate", "calibrate", "--out", str(profile), "--build", str(BUILD),
+                        "--seconds", "0.5", "--repeat", "1", "--numjobs", str(NUMJOBS), "--iodepth", str(IODEPTH)],
+                       capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
-    return json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]["read"]["iops"]
-
-
-def sim_iops(tmp, profile, sc, bs):
-    sc = json.loads(json.dumps(sc))
-    sc["tenants"][0]["workload"]["sizes"] = {bs: 1.0}
-    path = tmp / f"sim_{bs}.yaml"
-    path.write_text(yaml.safe_dump(sc, sort_keys=False))
-    p = subprocess.run([str(SIM), str(path), "--profile", str(profile), "--quiet"], capture_output=True, text=True,
-                       timeout=300)
-    assert p.returncode == 0, p.stderr
-    return json.loads(p.stdout)["tenants"][0]["iops"]
-
-
-def calibrate(tmp, seconds, repeat):
-    profile = tmp / "host.yaml"
-    p = subprocess.run([sys.executable, "-m", "burstgate", "calibrate", "--out", str(profile),
-                        "--build", str(BUILD), "--seconds", str(seconds), "--repeat", str(repeat), "--numjobs",
-                        str(NUMJOBS), "--iodepth", str(IODEPTH)], capture_output=True, text=True, timeout=600)
-    assert p.returncode == 0, p.stderr
-    prof = yaml.safe_load(profile.read_text())
-    assert prof["threads"] == 2 and prof["cpu_ns"]["read"]["base"] > 0 and prof["swlimit_mbps"] > 0
-    return prof
-
-
-def round_trip(tmp, prof, runs, seconds):
-    """The paced gateway's max IOPS at 4 KiB and 64 KiB (best of `runs`, interleaved) beside
-    burstgate-sim's prediction on the same profile and scenario: {bs: (measured, predicted)}."""
-    profile = tmp / "used.yaml"
-    profile.write_text(yaml.safe_dump(prof, sort_keys=False))
-    sc = provisioned(prof)
-    scen = tmp / "gw.yaml"
+    prof = derated(yaml.safe_load(profile.read_text()), 3)
+    used = tmp_path / "derated.yaml"
+    used.write_text(yaml.safe_dump(prof, sort_keys=False))
+    sc = host_limited(prof)
+    scen = tmp_path / "gw.yaml"
     scen.write_text(yaml.safe_dump(sc, sort_keys=False))
-    gw = Gateway(tmp, "--profile", str(profile), "--realtime", scenario=scen, export_size="1g")
+    gw = Gateway(tmp_path, "--profile", str(used), "--realtime", scenario=scen, export_size="1g")
     try:
-        # Best of `runs`, interleaved, as the calibration measures: other work on a shared host
-        # only ever lowers a maximum.
         got = {"4k": 0.0, "64k": 0.0}
-        for _ in range(runs):
+        for _ in range(2):  # best of two, interleaved: other work only ever lowers a maximum
             for bs in got:
-                got[bs] = max(got[bs], fio_iops(gw.uri("cal"), bs, seconds=seconds))
+                got[bs] = max(got[bs], fio_iops(gw.uri("cal"), "randread", bs, seconds=1))
     finally:
         gw.stop()
-    out = {}
     for bs, measured in got.items():
-        out[bs] = (measured, sim_iops(tmp, profile, sc, bs))
-        print(f"{bs}: gateway {measured:.0f} IOPS, burstgate-sim predicts {out[bs][1]:.0f}")
-    return out
-
-
-# About 80 s of fio: make test-long (and make calibrate-check).
-@pytest.mark.long
-def test_profile_predicts_gateway_max_iops(tmp_path):
-    prof = calibrate(tmp_path, 2, 3)
-    for bs, (measured, predicted) in round_trip(tmp_path, prof, 3, 2).items():
-        assert abs(predicted - measured) <= 0.15 * measured, (bs, measured, predicted, prof)
-
-
-def test_derated_profile_predicts_paced_gateway(tmp_path):
-    """The quick variant: a profile a third of this host (so a shared host's noise stays out of
-    the figures), the paced gateway within 15 % of burstgate-sim's prediction at 4 and 64 KiB."""
-    prof = derated(calibrate(tmp_path, 0.5, 1), 3)
-    for bs, (measured, predicted) in round_trip(tmp_path, prof, 2, 1).items():
+        predicted = sim_iops(tmp_path, used, sc, "randread", bs)
+        print(f"{bs}: gateway {measured:.0f} IOPS, burstgate-sim predicts {predicted:.0f}")
         assert abs(predicted - measured) <= 0.15 * measured, (bs, measured, predicted, prof)
 
 

@@ -86,6 +86,8 @@ def base_scenario():
             "buffers": {"dedicated": "64", "shared": "256", "borrow_cap": "128", "quiet_windows": "1"},
         },
         "bios": {"floor_share": "0", "usage_clamp": "false", "spill_base": "false", "reserve": "two_tenants"},
+        "libra": {"floor_share": "0.48", "ewma_weight": "0.5", "policy_ms": "1000", "admission": "envelope",
+                  "unit": "vop"},
         "dualbucket": {"hot_threshold_iops": "2000", "steady_intervals": "5", "cheque_share": "0.2", "alpha": "8000",
                        "percentile": "0.95", "headroom_mbps": "330", "mu_mbps": "24000", "main_share": "1.0",
                        "tenant_contracts": "true", "reoffer": "fifo"},
@@ -138,7 +140,7 @@ def without(path, doc=None):
 T0, T1 = "tenants[0]", "tenants[1]"
 KEYS = [
     ("seed", "int", 0, 2**32 - 1), ("duration_ms", "num", 1e-6, 1e9), ("warmup_ms", "num", 0, 4),
-    ("scheduler", "enum", ("bios", "wild", "base", "dualbucket"), None), ("window_us", "num", 1, 100000),
+    ("scheduler", "enum", ("bios", "wild", "base", "dualbucket", "ddrr"), None), ("window_us", "num", 1, 100000),
     ("dpu.threads", "int", 1, 16), ("dpu.lb_policy", "enum", ("static", "rr", "jsq", "p2c", "least_ios"), None),
     ("dpu.cpu_ns.A.read.base", "int", 0, 2**24 - 1), ("dpu.cpu_ns.B.write.per_kib", "int", 0, 2**24 - 1),
     ("dpu.ingress_gbps", "num", 0.001, 1e4), ("dpu.egress_gbps", "num", 0.001, 1e4),
@@ -154,6 +156,8 @@ KEYS = [
     ("dpu.buffers.quiet_windows", "int", 0, 15),
     ("bios.floor_share", "num", 0, 1), ("bios.usage_clamp", "bool", None, None), ("bios.spill_base", "bool", None, None),
     ("bios.reserve", "enum", ("two_tenants", "share"), None),
+    ("libra.floor_share", "num", 1e-6, 1), ("libra.ewma_weight", "num", 1e-4, 1), ("libra.policy_ms", "num", 0, 1e6),
+    ("libra.admission", "enum", ("envelope", "floor"), None), ("libra.unit", "enum", ("vop", "vector"), None),
     ("dualbucket.hot_threshold_iops", "num", 0, 1e9), ("dualbucket.steady_intervals", "int", 0, 254),
     ("dualbucket.cheque_share", "num", 0, 1), ("dualbucket.alpha", "int", 1, 2**20),
     ("dualbucket.headroom_mbps", "int", 0, 2**30), ("dualbucket.mu_mbps", "int", 1, 2**30),
@@ -221,7 +225,7 @@ def scenario_cases():
             doc = with_value(path, v)
             cases.append(scen_case(f"sim-{path}-{label}", doc, loc(doc, path)))
     # Unknown and doubled keys in every mapping, missing required keys.
-    for parent in ["", "dpu", "dpu.cpu_ns.A.read", "dpu.backend_us", "dpu.buffers", "bios", "dualbucket", T0,
+    for parent in ["", "dpu", "dpu.cpu_ns.A.read", "dpu.backend_us", "dpu.buffers", "bios", "libra", "dualbucket", T0,
                    f"{T0}.base", f"{T0}.burst", f"{T0}.workload", f"{T1}.workload"]:
         doc = base_scenario()
         c = _walk(doc, parent)[0][_walk(doc, parent)[1]] if parent else doc

@@ -13,6 +13,7 @@
  *               when cfg.carry_max is set)
  *   wild:       credits and limits (bg_wildcbs_window); GRANT = limit, GLOBAL = total (plus
  *               what is left of it, up to global_carry_max, with the carry on)
+ *   ddrr:       every tenant's counters; bg_libra_window; GRANT = its DDRR grant
  *   dualbucket: POOL_DRAWN and POOL (the cheque left), bg_db_refill then bg_db_update on
  *               HIST_ALL; GLOBAL = main bucket, POOL = cheque; with cfg.db_contracts, also
  *               every tenant's counters, credits, and GRANT = its part of the main bucket
@@ -34,10 +35,16 @@
 #include "burstgate/costadj.h"
 #include "burstgate/dualbucket.h"
 #include "burstgate/hal.h"
+#include "burstgate/libra.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* cfg.scheduler: Libra's DDRR (libra.h), a firmware scheduler with no datapath mode of its own:
+ * the datapath runs BaseCBS's mode (a tenant's grant alone admits) and the loop rewrites every
+ * grant each window. Not a CTRL.SCHEDULER value (that field's 2 bits are all taken). */
+#define BG_FW_SCHED_DDRR 4u
 
 /* Reads of CTRL.WINDOW after TICK before the loop gives up waiting for the drain. */
 #define BG_FW_DRAIN_POLLS 4096u
@@ -47,7 +54,8 @@ enum {
     BG_FW_E_SCHEDULER = -10, /* scheduler is not a BG_SCHED_* value */
     BG_FW_E_DUALBUCKET = -11, /* bg_db_config_error() names the field */
     BG_FW_E_COSTADJ = -12,    /* bg_ca_config_error() names the field */
-    BG_FW_E_CARRY = -13       /* carry_max and granted: both set or both NULL */
+    BG_FW_E_CARRY = -13,      /* carry_max and granted: both set or both NULL */
+    BG_FW_E_LIBRA = -14       /* bg_libra_init() names the field */
     /* otherwise a BG_BIOS_E_* code from bg_bios_init / bg_basecbs_alloc */
 };
 
@@ -77,6 +85,11 @@ typedef struct bg_fw_config {
      * at each tenant's burst) as their grants, and the cheque is the pool, which the datapath
      * gives only to steady-segment I/Os of a tenant within its base. */
     uint32_t db_contracts;
+    /* ddrr only: Libra's parameters and [n] caller storage, every tenant's quantum (its initial
+     * allocation), v_q16 and deficit_max set (libra.h). Grant carry is not applied: DDRR's
+     * deficit counter is its own carry. */
+    bg_libra_params libra;
+    bg_libra_tenant *libra_t;
 } bg_fw_config;
 
 typedef struct bg_fw {
@@ -87,6 +100,7 @@ typedef struct bg_fw {
     bg_bios bios;
     bg_db_state db;
     bg_ca_state ca;
+    bg_libra libra;
     bg_lhist hist;          /* the last window's HIST_ALL */
     uint64_t active[BG_BIOS_BITMAP_WORDS];
     uint32_t windows;       /* windows run */

@@ -266,6 +266,29 @@ void check_admissible(const Scenario &sc, std::size_t i, const bg_vec &base_gran
     }
 }
 
+// Libra §4.2: "The resource policy is free to provision tenant IO within this limit, but no
+// more": the bases' envelope vectors must fit in floor_share of the capacity, per dimension.
+void check_floor(const Scenario &sc, const Firmware &f, const bg_vec &total)
+{
+    for (unsigned k = 0; k < BG_COST_DIMS; k++) {
+        double sum = 0;
+        std::size_t top = 0;
+        for (std::size_t i = 0; i < f.t.size(); i++) {
+            sum += f.t[i].res_base.d[k];
+            if (f.t[i].res_base.d[k] > f.t[top].res_base.d[k])
+                top = i;
+        }
+        const double floor = std::floor(total.d[k] * sc.libra.floor_share);
+        if (sum > floor)
+            throw ScenarioError(sc.file + ":" + std::to_string(sc.tenants[top].line) + ": tenants: the bases need " +
+                                std::to_string(static_cast<std::uint64_t>(sum)) + " " + kDimNames[k] +
+                                " units per window, more than Libra's provisionable floor (libra.floor_share " +
+                                std::to_string(sc.libra.floor_share) + " of " + std::to_string(total.d[k]) + ": " +
+                                std::to_string(static_cast<std::uint64_t>(floor)) + ") (largest: tenants[" +
+                                std::to_string(top) + "] '" + sc.tenants[top].name + "')");
+    }
+}
+
 }  // namespace
 
 void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmware &f, std::vector<std::string> &warnings)
@@ -278,6 +301,7 @@ void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmw
     cfg.scheduler = sched == Scheduler::kBios ? BG_SCHED_BIOS
                     : sched == Scheduler::kBase ? BG_SCHED_BASE
                     : sched == Scheduler::kWild ? BG_SCHED_WILD
+                    : sched == Scheduler::kDdrr ? BG_FW_SCHED_DDRR
                                                 : BG_SCHED_DUALBUCKET;
     bg_vec total;
     for (unsigned k = 0; k < 4; k++)
@@ -329,7 +353,28 @@ void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmw
         const auto credits = static_cast<std::uint32_t>(t.burst_credits);
         f.t[i].credit_max = bg_credit_from_ios(std::max<std::uint32_t>(5'400'000u, credits), &ref);
     }
-    if (sc.dpu.grant_carry) {
+    if (sched == Scheduler::kDdrr || sc.libra.admit_floor)
+        check_floor(sc, f, total);
+    if (sched == Scheduler::kDdrr) {
+        // Libra's v: the base's bytes per window as normalized (1 KiB) requests; its initial
+        // allocation (before a policy interval has profiled it) the base's envelope vector.
+        cfg.libra.total = total;
+        cfg.libra.vop = sc.libra.vop ? 1u : 0u;
+        cfg.libra.floor_q16 = sat32(std::round(sc.libra.floor_share * BG_LIBRA_ONE));
+        cfg.libra.ewma_w_q16 = sat32(std::round(sc.libra.ewma_weight * BG_LIBRA_ONE));
+        cfg.libra.policy_windows = sc.libra.policy_ms > 0
+                                       ? std::max<std::uint32_t>(1, sat32(std::round(sc.libra.policy_ms * 1e6 / double(sc.window_ns))))
+                                       : 0;
+        f.libra.assign(n, bg_libra_tenant{});
+        for (std::size_t i = 0; i < n; i++) {
+            f.libra[i].quantum = f.t[i].res_base;
+            f.libra[i].deficit_max = f.carry_max[i];
+            f.libra[i].v_q16 = static_cast<std::uint64_t>(
+                std::llround(sc.tenants[i].base.mbps * 1e6 * w_s / 1024.0 * BG_LIBRA_ONE));
+        }
+        cfg.libra_t = f.libra.data();
+    }
+    if (sc.dpu.grant_carry && sched != Scheduler::kDdrr) {
         cfg.carry_max = f.carry_max.data();
         cfg.granted = f.granted.data();
         // WildCBS's global budget carries only what a window of capacity lacks to hold one 1 MiB
@@ -373,6 +418,8 @@ void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmw
         msg += "tenants[" + std::to_string(f.fw.bios.err_tenant) + "].burst: below base as a cost vector";
     } else if (rc == BG_FW_E_DUALBUCKET) {
         msg += std::string("dualbucket: firmware rejects field ") + (f.fw.err_field ? f.fw.err_field : "?");
+    } else if (rc == BG_FW_E_LIBRA) {
+        msg += std::string("libra: firmware rejects field ") + (f.fw.err_field ? f.fw.err_field : "?");
     } else if (rc == BG_FW_E_COSTADJ) {
         msg += std::string("dpu.target_delay_us: firmware rejects cost adjustment field ") + (f.fw.err_field ? f.fw.err_field : "?");
     } else {

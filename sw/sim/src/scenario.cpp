@@ -150,6 +150,18 @@ void load_bios(const Loader &L, const YAML::Node &n, BiosCfg &b)
         b.reserve_tenants = choose<std::uint32_t>(L, n["reserve"], P + ".reserve", {{"two_tenants", 2u}, {"share", 0u}});
 }
 
+void load_libra(const Loader &L, const YAML::Node &n, LibraCfg &b)
+{
+    const std::string P = "libra";
+    L.check_keys(n, P, {"floor_share", "ewma_weight", "policy_ms", "admission", "unit"});
+    if (n["unit"]) b.vop = choose<bool>(L, n["unit"], P + ".unit", {{"vop", true}, {"vector", false}});
+    if (n["floor_share"]) b.floor_share = L.number(n["floor_share"], P + ".floor_share", 1e-6, 1);
+    if (n["ewma_weight"]) b.ewma_weight = L.number(n["ewma_weight"], P + ".ewma_weight", 1e-4, 1);
+    if (n["policy_ms"]) b.policy_ms = L.number(n["policy_ms"], P + ".policy_ms", 0, 1e6);
+    if (n["admission"])
+        b.admit_floor = choose<bool>(L, n["admission"], P + ".admission", {{"floor", true}, {"envelope", false}});
+}
+
 void load_db(const Loader &L, const YAML::Node &n, DualBucketCfg &d)
 {
     const std::string P = "dualbucket";
@@ -370,16 +382,17 @@ const char *scheduler_name(Scheduler s)
     case Scheduler::kBase: return "base";
     case Scheduler::kWild: return "wild";
     case Scheduler::kDualBucket: return "dualbucket";
+    case Scheduler::kDdrr: return "ddrr";
     }
     return "?";
 }
 
 Scheduler parse_scheduler(const std::string &name)
 {
-    for (Scheduler s : {Scheduler::kBios, Scheduler::kBase, Scheduler::kWild, Scheduler::kDualBucket})
+    for (Scheduler s : {Scheduler::kBios, Scheduler::kBase, Scheduler::kWild, Scheduler::kDualBucket, Scheduler::kDdrr})
         if (name == scheduler_name(s))
             return s;
-    throw std::invalid_argument("unknown scheduler '" + name + "' (bios | wild | base | dualbucket)");
+    throw std::invalid_argument("unknown scheduler '" + name + "' (bios | wild | base | dualbucket | ddrr)");
 }
 
 Scenario parse_scenario(const std::string &text, const std::string &file, const LoadOptions &opt)
@@ -391,7 +404,7 @@ Scenario parse_scenario(const std::string &text, const std::string &file, const 
     if (!root.IsMap())
         L.fail_line(1, "(top level)", "expected a mapping of scenario keys");
     L.check_keys(root, "", {"name", "seed", "duration_ms", "warmup_ms", "scheduler", "window_us", "dpu",
-                            "dualbucket", "bios", "tenants", "lsm"});
+                            "dualbucket", "bios", "libra", "tenants", "lsm"});
     s.name = root["name"] ? L.string(root["name"], "name") : "unnamed";
     if (s.name.find_first_of("\"\\\n") != std::string::npos || s.name.size() > kMaxName)
         L.fail(root["name"], "name", "must not contain quotes or backslashes, and at most " + std::to_string(kMaxName) + " characters");
@@ -424,6 +437,8 @@ Scenario parse_scenario(const std::string &text, const std::string &file, const 
         load_db(L, root["dualbucket"], s.db);
     if (root["bios"])
         load_bios(L, root["bios"], s.bios);
+    if (root["libra"])
+        load_libra(L, root["libra"], s.libra);
     const YAML::Node ts = root["tenants"];
     if (!ts)
         L.fail_line(1, "tenants", "missing");

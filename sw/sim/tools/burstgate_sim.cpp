@@ -21,7 +21,7 @@ const char kUsage[] =
     "usage: burstgate-sim SCENARIO.yaml [--engine model|verilator|xrt] [--scheduler NAME]\n"
     "                     [--out REPORT.json] [--csv SERIES.csv] [--seed N] [--profile HOST.yaml] [--quiet]\n"
     "  Simulate the scenario (format: scenarios/example.yaml, docs/simulator.md) and write the JSON\n"
-    "  report to --out (default: stdout). --scheduler (bios | wild | base | dualbucket) and\n"
+    "  report to --out (default: stdout). --scheduler (bios | wild | base | dualbucket | ddrr) and\n"
     "  --seed override the file. --csv writes a per-window time series per tenant. Progress\n"
     "  goes to stderr when it is a terminal, unless --quiet. --profile puts a host profile\n"
     "  (make calibrate) in place of the scenario's SA threads, CPU costs and software limit.\n";

@@ -72,6 +72,7 @@ struct Firmware {
     std::vector<bg_bios_usage> u;
     std::vector<std::uint16_t> sched_list, burst_list;
     std::vector<bg_vec> carry_max, granted;  // the grant carry (window.h), when the scenario has it on
+    std::vector<bg_libra_tenant> libra;     // scheduler: ddrr (libra.h)
     Firmware() = default;
     Firmware(const Firmware &) = delete;
     Firmware &operator=(const Firmware &) = delete;

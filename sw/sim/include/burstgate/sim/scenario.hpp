@@ -27,7 +27,7 @@ struct CpuProfile {
     std::uint32_t per_kib_ns = 0;  // plus this per KiB of data
 };
 
-enum class Scheduler { kBios, kBase, kWild, kDualBucket };
+enum class Scheduler { kBios, kBase, kWild, kDualBucket, kDdrr };
 using bg::LbPolicy;  // the model's: its values are LB.POLICY's
 
 struct Dpu {
@@ -63,6 +63,17 @@ struct BiosCfg {
     bool usage_clamp = false;        // line 7: max(alloc_hist * alpha, usage)
     bool spill_base = false;         // line 4 also fires on a spilled tenant
     std::uint32_t reserve_tenants = 2;  // reserve: two_tenants (2) | share (0: dpu.reserved_share)
+};
+
+// `libra:` Libra's resource policy ("Libra: From application requests to virtual IOPs", §4.1,
+// §4.2), read under `scheduler: ddrr` (fw/include/burstgate/libra.h); `admission: floor` also
+// applies §4.2's floor to the admission of any other scheduler's tenant set.
+struct LibraCfg {
+    double floor_share = 18.0 / 37.5;  // §4.2: provisionable = the capacity curve's floor (18 of 37.5 kop/s)
+    double ewma_weight = 0.5;          // §4.1 names an EWMA and prints no weight
+    double policy_ms = 1000;           // §4.1: "once per second in our prototype"; 0: profiles off
+    bool admit_floor = false;          // admission: floor (true) | envelope (false, the default rule)
+    bool vop = true;                   // unit: vop (one scalar per tenant, §4.3) | vector (per dimension)
 };
 
 struct DualBucketCfg {
@@ -142,6 +153,7 @@ struct Scenario {
     Dpu dpu;
     DualBucketCfg db;
     BiosCfg bios;
+    LibraCfg libra;
     std::vector<Tenant> tenants;
     std::shared_ptr<const LsmSection> lsm;  // added: `lsm:` (lsm_section.hpp), when present
 };

@@ -1,0 +1,72 @@
+"""scripts/compare_qemu.py's judge(): issue 18's criteria on hand-made figures.
+
+The benchmark itself needs fio and qemu-storage-daemon and a quiet host (make compare-qemu);
+these cases check that each criterion can fail, and on what."""
+
+import copy
+import pathlib
+import sys
+
+import yaml
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
+
+import compare_qemu  # noqa: E402
+
+SC56 = yaml.safe_load(compare_qemu.SCENARIO56.read_text())
+
+
+def good_run():
+    """A run that meets every criterion: the victim's whole demand, faster than qemu; every
+    tenant between its base entitlement and its burst; the held-back tenant at its burst."""
+    case56 = {}
+    for t in SC56["tenants"]:
+        iops = t["base"]["iops"] * 1.2
+        case56[t["name"]] = {"iops": min(iops, t["burst"]["iops"]), "mbps": min(iops * 4096 / 1e6, t["burst"]["mbps"])}
+    case56["report"] = {"utilization": {"cpu": 0.40, "swlimit": 0.30},
+                        "tenants": [{"name": t["name"], "completed": 1000, "deferred_ios": 0} for t in SC56["tenants"]]}
+    return {
+        compare_qemu.BG: {"victim_iops": 2999, "victim_mean_us": 120, "victim_p99_us": 900, "bursty_mbps": 950},
+        compare_qemu.QEMU: {"victim_iops": 2990, "victim_mean_us": 250, "victim_p99_us": 2000, "bursty_mbps": 1000},
+        "56 connections": {compare_qemu.BG: case56},
+    }
+
+
+def missed(res):
+    return [what for ok, what in compare_qemu.judge(res, 3000, SC56) if not ok]
+
+
+def test_a_run_within_every_criterion_passes():
+    assert missed(good_run()) == []
+
+
+def test_each_case1_criterion_can_miss():
+    for key, value, words in [("victim_iops", 2800, "victim IOPS"), ("victim_mean_us", 300, "victim mean"),
+                              ("victim_p99_us", 2500, "victim P99"), ("bursty_mbps", 850, "neighbour")]:
+        res = good_run()
+        res[compare_qemu.BG][key] = value
+        assert [m for m in missed(res) if words in m], (key, missed(res))
+
+
+def test_a_tenant_above_its_burst_iops_misses():
+    # What the envelope alone allowed below a contract's knee (docs/contracts.md): 6178 of 6000.
+    res = good_run()
+    res["56 connections"][compare_qemu.BG]["t2k"]["iops"] = 6178
+    assert any("t2k within its burst" in m for m in missed(res)), missed(res)
+
+
+def test_a_tenant_below_its_base_entitlement_misses():
+    res = good_run()
+    # 200 MB/s base at 32 kB is 6250 IOPS entitled: 5000 IOPS and 160 MB/s is below both.
+    res["56 connections"][compare_qemu.BG]["t20k"] = {"iops": 5000, "mbps": 160}
+    assert any("t20k" in m and "entitlement" in m for m in missed(res)), missed(res)
+
+
+def test_holding_a_tenant_back_on_an_idle_host_misses():
+    res = good_run()
+    rep = res["56 connections"][compare_qemu.BG]["report"]
+    rep["tenants"][1]["deferred_ios"] = 500  # t5k, below its burst, with the host 40 % busy
+    assert any("t5k held back" in m for m in missed(res)), missed(res)
+    held = copy.deepcopy(res)
+    held["56 connections"][compare_qemu.BG]["report"]["utilization"]["cpu"] = 0.97  # a full host may
+    assert missed(held) == []
