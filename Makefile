@@ -85,8 +85,8 @@ gateway: cpp ## burstgate-gateway's tests alone: fio verify and headline, raw NB
 	PYTHONWARNINGS=error $(PY) -m pytest -q -m "not long" tests/gateway
 
 .PHONY: gateway-overhead
-gateway-overhead: cpp ## burstgate-gateway beside nbdkit's memory plugin, 4 KiB random QD1/QD32 (fio nbd), and 64 connections' window overruns
-	$(PY) scripts/gateway_overhead.py --build $(CMAKE_BUILD) $(if $(SECONDS_EACH),--seconds $(SECONDS_EACH))
+gateway-overhead: cpp ## burstgate-gateway beside nbdkit's memory plugin, 4 KiB random QD1/QD32 (fio nbd), and 64 connections' window overruns; PASS/MISS per issue 18 criterion [ROUNDS= SECONDS_EACH=]
+	$(PY) scripts/gateway_overhead.py --build $(CMAKE_BUILD) $(if $(SECONDS_EACH),--seconds $(SECONDS_EACH)) $(if $(ROUNDS),--rounds $(ROUNDS))
 
 .PHONY: calibrate
 calibrate: cpp ## measure this host through the gateway (fio nbd, unpaced) and write its profile: $(BUILD)/host_profile.yaml (PROFILE=)
@@ -97,8 +97,8 @@ calibrate-check: cpp ## calibrate, then burstgate-sim on the profile must predic
 	PYTHONWARNINGS=error $(PY) -m pytest -q -s -m long tests/gateway/test_calibration.py
 
 .PHONY: compare-qemu
-compare-qemu: cpp ## issue 18's victim/neighbour on burstgate (bios, host profile: make calibrate first) and qemu-storage-daemon throttle groups, one table
-	$(PY) scripts/compare_qemu.py --build $(CMAKE_BUILD) --profile $(or $(PROFILE),$(BUILD)/host_profile.yaml)
+compare-qemu: cpp ## issue 18's victim/neighbour on burstgate (bios, host profile: make calibrate first) and qemu-storage-daemon throttle groups: tables, then PASS/MISS per issue 18 criterion [SECONDS_EACH=]
+	$(PY) scripts/compare_qemu.py --build $(CMAKE_BUILD) --profile $(or $(PROFILE),$(BUILD)/host_profile.yaml) $(if $(SECONDS_EACH),--seconds $(SECONDS_EACH))
 
 .PHONY: reproduce
 reproduce: cpp ## run the simulator reproductions of the papers' figures (scenarios/), one Dask task per experiment, print the tables and draw out/reproduce/*.png

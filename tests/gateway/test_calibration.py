@@ -140,6 +140,60 @@ def test_profile_predicts_gateway_max_iops(tmp_path):
     assert not misses, (misses, profile.read_text())
 
 
+def host_limited(profile):
+    """SCENARIO with the tenant provisioned so that the modelled host, not its contract, is its
+    limit at every size: base a tenth of the host's 4 KiB capacity with its knee at 4 KiB (which
+    the envelope rule accepts), burst 20 x the host's IOPS and MB/s."""
+    sc = json.loads(json.dumps(SCENARIO))
+    host_iops = profile["threads"] * 1e9 / max(cpu_ns(profile, op, 4) for op in ("read", "write"))
+    base = round(0.1 * host_iops)
+    sc["dpu"]["swlimit_mbps"] = profile["swlimit_mbps"]
+    sc["tenants"][0]["base"] = {"iops": base, "mbps": round(base * 4096 / 1e6, 3)}
+    sc["tenants"][0]["burst"] = {"iops": round(20 * host_iops), "mbps": round(20 * profile["swlimit_mbps"], 1)}
+    return sc
+
+
+def derated(profile, factor):
+    """The profile of a host `factor` times slower (every cost x factor, the bandwidth / factor)."""
+    prof = json.loads(json.dumps(profile))
+    for op in ("read", "write"):
+        prof["cpu_ns"][op] = {k: round(v * factor) for k, v in prof["cpu_ns"][op].items()}
+    prof["swlimit_mbps"] = round(prof["swlimit_mbps"] / factor, 1)
+    return prof
+
+
+def test_derated_profile_predicts_paced_gateway(tmp_path):
+    """The quick round trip, in make test (about 20 s): a 0.5 s calibration, the profile derated to
+    a third of this host (so a shared host's noise stays out of the figures), the tenant's burst
+    far above it (`host_limited`: the modelled host is its limit, not its contract); the paced
+    gateway's 4 and 64 KiB random reads within 15 % of burstgate-sim's prediction. Catches a
+    profile one of the two programs reads differently (--profile ignored by the gateway: 69k
+    measured against 23k predicted), and pacing that serves more or less than its stages."""
+    profile = tmp_path / "host.yaml"
+    p = subprocess.run([sys.executable, "-m", "burstgate", "calibrate", "--out", str(profile), "--build", str(BUILD),
+                        "--seconds", "0.5", "--repeat", "1", "--numjobs", str(NUMJOBS), "--iodepth", str(IODEPTH)],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    prof = derated(yaml.safe_load(profile.read_text()), 3)
+    used = tmp_path / "derated.yaml"
+    used.write_text(yaml.safe_dump(prof, sort_keys=False))
+    sc = host_limited(prof)
+    scen = tmp_path / "gw.yaml"
+    scen.write_text(yaml.safe_dump(sc, sort_keys=False))
+    gw = Gateway(tmp_path, "--profile", str(used), "--realtime", scenario=scen, export_size="1g")
+    try:
+        got = {"4k": 0.0, "64k": 0.0}
+        for _ in range(2):  # best of two, interleaved: other work only ever lowers a maximum
+            for bs in got:
+                got[bs] = max(got[bs], fio_iops(gw.uri("cal"), "randread", bs, seconds=1))
+    finally:
+        gw.stop()
+    for bs, measured in got.items():
+        predicted = sim_iops(tmp_path, used, sc, "randread", bs)
+        print(f"{bs}: gateway {measured:.0f} IOPS, burstgate-sim predicts {predicted:.0f}")
+        assert abs(predicted - measured) <= 0.15 * measured, (bs, measured, predicted, prof)
+
+
 def test_calibrate_writes_a_profile_the_simulator_reads(tmp_path):
     """One quick calibration (0.5 s per point, one run): the profile is written, holds a fit from
     measured points, and burstgate-sim --profile accepts it. Catches the subcommand's wiring (a
