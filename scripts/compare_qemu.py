@@ -34,6 +34,7 @@ import tempfile
 
 import yaml
 
+from bench_verdict import Verdicts, load_average
 from burstgate.tools.gwbench import ROOT, Server, die, gateway_binary
 
 SCENARIO = ROOT / "scenarios" / "compare_qemu.yaml"
@@ -157,6 +158,7 @@ def main() -> None:
         if not ok:
             die("compare_qemu", f"{tool} not found")
     sc = yaml.safe_load(SCENARIO.read_text())
+    load_start = load_average()
     res = {}
     with tempfile.TemporaryDirectory(prefix="bg-cmpqemu-") as d:
         tmp = pathlib.Path(d)
@@ -237,15 +239,14 @@ def main() -> None:
               f" | {tot:.0f} |")
     print(f"\nburstgate window overruns: case 1 {res[BG].get('window_overruns')}, "
           f"case 2 {c56[BG].get('window_overruns')}\n")
-    verdicts = judge(res, a.victim_iops, yaml.safe_load(SCENARIO56.read_text()))
-    for ok, what in verdicts:
-        print(f"{'PASS' if ok else 'MISS'}  {what}")
-    res["criteria"] = [{"pass": ok, "what": what} for ok, what in verdicts]
+    verdicts = Verdicts()
+    verdicts.lines = judge(res, a.victim_iops, yaml.safe_load(SCENARIO56.read_text()))
+    res["criteria"] = [{"pass": ok, "what": what} for ok, what in verdicts.lines]
+    res["load_average"] = {"start": load_start, "end": load_average()}
     if a.json:
         pathlib.Path(a.json).write_text(json.dumps(res, indent=1) + "\n")
-    missed = sum(not ok for ok, _ in verdicts)
-    print(f"\n{len(verdicts) - missed} of {len(verdicts)} criteria met")
-    if missed:
+    print(f"load average (1/5/15 min): {load_start} at the start, {res['load_average']['end']} at the end")
+    if verdicts.print_all("Issue 18's criteria:"):
         sys.exit(1)
 
 
