@@ -60,6 +60,25 @@ static void write_granted(bg_fw *fw, const bg_hal *hal, uint32_t i, const bg_vec
     write_vec(hal, BG_TENANT_GRANT(0), i, &g);
 }
 
+/* The exact IOPS cap: every tenant's COUNT_GRANT for the next window, the whole I/Os of its
+ * rate plus the fraction carried from the windows before (kept below one I/O, so the grants
+ * sum to the rate times the time, to within one I/O). Written while admission is held: the
+ * datapath reads COUNT_GRANT live, so the grant applies from the COMMIT on. */
+static void write_count_grants(bg_fw *fw, const bg_hal *hal)
+{
+    if (!fw->cfg.count_q16)
+        return;
+    for (uint32_t i = 0; i < fw->n; i++) {
+        const uint64_t q = fw->cfg.count_q16[i];
+        const uint64_t acc = q > UINT64_MAX - 0xFFFFu ? q : q + fw->cfg.count_frac[i];
+        const uint64_t whole = acc >> 16;
+        fw->cfg.count_frac[i] = (uint32_t)(acc & 0xFFFFu);
+        /* UINT32_MAX, the register's reset, is no cap: a rate that high (or UINT64_MAX,
+         * for a tenant without an IOPS figure) writes it. */
+        bg_hal_write(hal, BG_TENANT_COUNT_GRANT(i), whole < UINT32_MAX ? (uint32_t)whole : UINT32_MAX);
+    }
+}
+
 static void read_active(bg_fw *fw, const bg_hal *hal)
 {
     for (unsigned w = 0; w < BG_BIOS_BITMAP_WORDS; w++) {
@@ -161,6 +180,10 @@ int bg_fw_init(bg_fw *fw, const bg_fw_config *cfg, bg_bios_tenant *t, bg_bios_us
         fw->err_field = "carry_max";
         return BG_FW_E_CARRY;
     }
+    if ((cfg->count_q16 == NULL) != (cfg->count_frac == NULL)) {
+        fw->err_field = "count_q16";
+        return BG_FW_E_COUNT;
+    }
     /* bg_bios_init validates the tenants (count, burst >= base, no oversubscription) for
      * every scheduler: what BIOS rejects is no valid provisioning for a baseline either. */
     bg_bios_params check = cfg->bios;
@@ -234,6 +257,10 @@ int bg_fw_init(bg_fw *fw, const bg_fw_config *cfg, bg_bios_tenant *t, bg_bios_us
     write_pool(hal, BG_CTRL_GLOBAL(0), &global);
     if (cfg->costadj)
         bg_ca_init(&fw->ca, &cfg->ca, hal);
+    if (cfg->count_q16)
+        for (uint32_t i = 0; i < n; i++)
+            cfg->count_frac[i] = 0;
+    write_count_grants(fw, hal);
     bg_hal_write(hal, BG_CTRL_WINDOW, BG_WINDOW_COMMIT);
     return BG_FW_OK;
 }
@@ -365,6 +392,7 @@ void bg_fw_window(bg_fw *fw, const bg_hal *hal)
     case BG_FW_SCHED_DDRR: window_ddrr(fw, hal); break;
     default: window_base(fw, hal); break;
     }
+    write_count_grants(fw, hal);
     bg_hal_write(hal, BG_CTRL_WINDOW, BG_WINDOW_COMMIT);
     fw->windows++;
 }

@@ -54,6 +54,7 @@ _Own = data.StructLayout({       # written only for the tenant that offers the I
     "throttle":   CostVector,
     "throttle_n": unsigned(32),
     "spill_n":    unsigned(32),
+    "count":      unsigned(32),  # I/Os admitted this window, any source (the count gate)
     "stamp":      unsigned(_STAMP_BITS),
 })
 _Lendable = data.StructLayout({  # written for the tenant (OWN) or its lender (BORROW)
@@ -80,8 +81,8 @@ def _add_sat(a, b):
     return Cat(*sums)
 
 
-def _ram(m, name, shape, depth):
-    mem = Memory(shape=shape, depth=depth, init=[])
+def _ram(m, name, shape, depth, init=()):
+    mem = Memory(shape=shape, depth=depth, init=list(init))
     m.submodules[name] = mem
     return mem
 
@@ -329,6 +330,9 @@ class Admission(wiring.Component):
         s.grant = [_ram(m, f"grant{d}", unsigned(32), T) for d in range(_DIMS)]
         s.lend_grant = [_ram(m, f"lend_grant{d}", unsigned(32), T) for d in range(_DIMS)]
         s.burst = _ram(m, "burst", unsigned(_TENANT_BITS), _BURST_ENTRIES)
+        # TENANT.COUNT_GRANT's reset is every element's RAM init (no cap until written).
+        s.count_grant = _ram(m, "count_grant", unsigned(32), T,
+                             init=self._tenant.register("COUNT_GRANT").resets[:T])
 
         # The previous cycle's writes, which the reads cannot see yet.
         s.own_wp = own_wp = s.own.write_port()
@@ -435,6 +439,7 @@ class Admission(wiring.Component):
         s.own_k = read(s.own, k2, k3)
         s.lendable_x = [read(s.lendable, a, b) for a, b in rows]
         s.base_k = [read(s.base[d], k2, k3) for d in range(_DIMS)]
+        s.count_grant_k = read(s.count_grant, k2, k3)
         s.grant_x = [[read(s.grant[d], a, b) for d in range(_DIMS)] for a, b in rows]
         s.lend_grant_x = [[read(s.lend_grant[d], a, b) for d in range(_DIMS)] for a, b in rows]
 
@@ -462,6 +467,7 @@ class Admission(wiring.Component):
         s.a4_own = a4_own = Signal(_Own)
         s.a4_lx = a4_lx = [Signal(_Lendable, name=f"a4_lendable{j}") for j in range(3)]
         s.a4_base = [Signal(32, name=f"a4_base{d}") for d in range(_DIMS)]
+        s.a4_count_grant = Signal(32)
         s.k4 = a4.desc.tenant
         # A4's words with the write of the cycle before (the decision that was in A4 then).
         s.own_hit = own_hit = Signal()
@@ -475,6 +481,7 @@ class Admission(wiring.Component):
             m.d.sync += [s.valid[4].eq(s.valid[3]), a4.eq(s.a3), a4_own.eq(own_3)]
             m.d.sync += [a4_lx[j].eq(lx_3[j]) for j in range(3)]
             m.d.sync += [s.a4_base[d].eq(s.base_k[d]) for d in range(_DIMS)]
+            m.d.sync += s.a4_count_grant.eq(s.count_grant_k)
             for j in range(2):
                 m.d.sync += [a4_b[j].eq(s.a3_b[j]), s.a4_use[j].eq(s.a3_use[j])]
         with m.Else():
@@ -502,7 +509,12 @@ class Admission(wiring.Component):
             return _covers(word.rem, c) & _covers(word.lend, c)
         within = Signal()
         own_ok = Signal()
+        # The count gate: below COUNT_GRANT admitted I/Os this window, or deferred whatever
+        # source would pay (compared on both candidates, selected after, as ``within``).
+        s.count_ok = count_ok = Signal()
         m.d.comb += [
+            count_ok.eq(Mux(s.own_hit, s.own_last.count < s.a4_count_grant,
+                            s.a4_own.count < s.a4_count_grant)),
             within.eq(Mux(s.own_hit, within_base(s.own_last), within_base(s.a4_own))),
             own_ok.eq(Mux(hit[0], _covers(last.rem, c), _covers(a4_lx[0].rem, c))),
         ]
@@ -550,7 +562,7 @@ class Admission(wiring.Component):
                     m.d.comb += src.eq(C["SRC_RESERVED"])
                 with m.Else():
                     m.d.comb += src.eq(C["SRC_DEFER"])
-        with m.If(~tenant_ok):
+        with m.If(~tenant_ok | ~count_ok):
             m.d.comb += src.eq(C["SRC_DEFER"])
         m.d.comb += lender.eq(Mux(lender_sel == 2, a4_b[1], a4_b[0]))
 
@@ -595,6 +607,8 @@ class Admission(wiring.Component):
                          new_own.throttle.eq(fwd(lambda w: _add_sat(w.throttle, c)))]
         with m.If(charge):
             m.d.comb += new_own.usage.eq(fwd(lambda w: _add_sat(w.usage, c)))
+            # Below COUNT_GRANT (the gate), so it never wraps.
+            m.d.comb += new_own.count.eq(fwd(lambda w: w.count + 1))
             with m.If((src == C["SRC_BORROW"]) | (src == C["SRC_RESERVED"])):
                 m.d.comb += new_own.spill_n.eq(fwd(lambda w: w.spill_n + 1))
 
@@ -688,6 +702,7 @@ class Admission(wiring.Component):
                if r.name != "HIST"}
         vectors = ("RES_BASE", "GRANT", "LEND_GRANT", "REMAINING", "LENDABLE", "USAGE", "THROTTLE")
         scalars = ("THROTTLE_N", "SPILL_N")
+        configs = ("COUNT_GRANT",)  # scalar, read-write
         csr_row = Signal(_TENANT_BITS)   # the row of this cycle's TENANT access
         csr_dim = Signal(2)
         # Behind the bus strobe, as the CSR decode (csr.py): no strobe, no access, row 0.
@@ -698,6 +713,9 @@ class Admission(wiring.Component):
                     m.d.comb += [csr_row.eq(ext[name].index[2:]), csr_dim.eq(ext[name].index[:2])]
             for name in scalars:
                 with m.If(ext[name].r_en):
+                    m.d.comb += csr_row.eq(ext[name].index)
+            for name in configs:
+                with m.If(ext[name].r_en | ext[name].w_en):
                     m.d.comb += csr_row.eq(ext[name].index)
         csr_row_ok = csr_row < T
 
@@ -712,6 +730,7 @@ class Admission(wiring.Component):
         base_csr = Array(csr_read(s.base[d]) for d in range(_DIMS))
         grant_csr = [csr_read(s.grant[d]) for d in range(_DIMS)]
         lend_grant_csr = [csr_read(s.lend_grant[d]) for d in range(_DIMS)]
+        count_grant_csr = csr_read(s.count_grant)
         burst_csr = s.burst.read_port()
         m.d.comb += [burst_csr.addr.eq(ext["BURST_LIST"].index), burst_csr.en.eq(tenant_access)]
 
@@ -728,6 +747,7 @@ class Admission(wiring.Component):
             "REMAINING": lendable_r.rem[r_dim], "LENDABLE": lendable_r.lend[r_dim],
             "USAGE": own_r.usage[r_dim], "THROTTLE": own_r.throttle[r_dim],
             "THROTTLE_N": own_r.throttle_n, "SPILL_N": own_r.spill_n,
+            "COUNT_GRANT": count_grant_csr,
         }
         for name, value in values.items():
             m.d.comb += ext[name].r_data.eq(Mux(r_ok, value, zero))
@@ -741,6 +761,9 @@ class Admission(wiring.Component):
                 e = ext[name]
                 m.d.comb += [wp.addr.eq(e.index[2:][:row_bits]), wp.data.eq(e.w_data),
                              wp.en.eq(e.w_en & (e.index[:2] == d) & (e.index[2:] < T))]
+        cwp = s.count_grant.write_port()
+        e = ext["COUNT_GRANT"]
+        m.d.comb += [cwp.addr.eq(e.index[:row_bits]), cwp.data.eq(e.w_data), cwp.en.eq(e.w_en & (e.index < T))]
         bwp = s.burst.write_port()
         m.d.comb += [bwp.addr.eq(ext["BURST_LIST"].index), bwp.data.eq(ext["BURST_LIST"].w_data),
                      bwp.en.eq(ext["BURST_LIST"].w_en)]

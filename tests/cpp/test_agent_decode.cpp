@@ -42,6 +42,7 @@ const Array kArrays[] = {
     {"THROTTLE_N", BG_TENANT_THROTTLE_N(0), BG_TENANT_THROTTLE_N_COUNT},
     {"SPILL_N", BG_TENANT_SPILL_N(0), BG_TENANT_SPILL_N_COUNT},
     {"BURST_LIST", BG_TENANT_BURST_LIST(0), BG_TENANT_BURST_LIST_COUNT},
+    {"COUNT_GRANT", BG_TENANT_COUNT_GRANT(0), BG_TENANT_COUNT_GRANT_COUNT},
     {"HIST", BG_TENANT_HIST(0), BG_TENANT_HIST_COUNT},
 };
 
@@ -84,12 +85,18 @@ TEST_P(TenantDecode, EveryElementOfEveryArrayFollowsTheDocumentedRules)
             want = e / BG_COST_DIMS < n ? tag(addr) : 0u;
         else if (arr && arr->first == BG_TENANT_BURST_LIST(0))
             want = tag(addr) & BG_TENANT_BURST_LIST_MASK;
+        else if (arr && arr->first == BG_TENANT_COUNT_GRANT(0))  // rw scalar
+            want = e < n ? tag(addr) : 0u;
         const std::uint32_t got = a.read(addr);
         ASSERT_EQ(got, want) << std::hex << "addr 0x" << addr << " (" << (arr ? arr->name : "gap") << "["
                              << std::dec << e << "]), " << n << " tenants";
         for (std::uint32_t low = 1; low < 4; low++)
             ASSERT_EQ(a.read(addr | low), got) << std::hex << "addr 0x" << (addr | low);
     }
+
+    // The count gate back to its reset (no cap), so the I/Os below are decided by the budgets.
+    for (std::uint32_t t = 0; t < n; t++)
+        a.write(BG_TENANT_COUNT_GRANT(t), BG_TENANT_COUNT_GRANT_RESET);
 
     // COMMIT copies each tenant's GRANT to REMAINING and LEND_GRANT to LENDABLE, element by
     // element: the read-only vector arrays must decode to the same tenant and dimension.

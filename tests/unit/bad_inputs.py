@@ -82,7 +82,7 @@ def base_scenario():
             "backend_us": {"dist": "lognormal", "median": "150", "p99": "600"},
             "reserved_share": "0.05", "target_delay_us": "200", "estimate_error": "1.0", "cost_adjust": "false",
             "sa_discipline": "rr", "queue_depth": "4095", "header_bytes": "128", "bios_alpha": "0.5",
-            "bios_weight_throttle": "2.0", "provision": "envelope", "grant_carry": "true",
+            "bios_weight_throttle": "2.0", "provision": "envelope", "grant_carry": "true", "iops_cap": "true",
             "buffers": {"dedicated": "64", "shared": "256", "borrow_cap": "128", "quiet_windows": "1"},
         },
         "bios": {"floor_share": "0", "usage_clamp": "false", "spill_base": "false", "reserve": "two_tenants"},

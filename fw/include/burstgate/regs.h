@@ -465,6 +465,12 @@ static inline uint32_t bg_cost_size_lo_reset(unsigned i)
 #define BG_TENANT_BURST_LIST_MASK 0x3ffu
 #define BG_TENANT_BURST_LIST_RO 0
 #define BG_TENANT_BURST_LIST_RESET 0x0u
+#define BG_TENANT_COUNT_GRANT(i) (0x5f000u + 4u * (uint32_t)(i))
+#define BG_TENANT_COUNT_GRANT_COUNT 1024u
+#define BG_TENANT_COUNT_GRANT_WIDTH 32u
+#define BG_TENANT_COUNT_GRANT_MASK 0xffffffffu
+#define BG_TENANT_COUNT_GRANT_RO 0
+#define BG_TENANT_COUNT_GRANT_RESET 0xffffffffu
 #define BG_TENANT_HIST(i) (0x60000u + 4u * (uint32_t)(i))
 #define BG_TENANT_HIST_COUNT 32768u
 #define BG_TENANT_HIST_WIDTH 32u

@@ -55,7 +55,8 @@ enum {
     BG_FW_E_DUALBUCKET = -11, /* bg_db_config_error() names the field */
     BG_FW_E_COSTADJ = -12,    /* bg_ca_config_error() names the field */
     BG_FW_E_CARRY = -13,      /* carry_max and granted: both set or both NULL */
-    BG_FW_E_LIBRA = -14       /* bg_libra_init() names the field */
+    BG_FW_E_LIBRA = -14,      /* bg_libra_init() names the field */
+    BG_FW_E_COUNT = -15       /* count_q16 and count_frac: both set or both NULL */
     /* otherwise a BG_BIOS_E_* code from bg_bios_init / bg_basecbs_alloc */
 };
 
@@ -78,6 +79,14 @@ typedef struct bg_fw_config {
      * I/O (1 MiB against 750 kB of a 3 GB/s limiter in a 250 us window), which would otherwise
      * never pass the global check; zero, WildCBS as printed, at the usual window lengths. */
     bg_vec global_carry_max;
+    /* The exact IOPS cap (docs/contracts.md), off when NULL: [n] per tenant, the I/Os per
+     * window the scheduler allows it (its burst IOPS times the window; base IOPS under BaseCBS)
+     * in 1/65536 I/O; and [n] caller storage for the fraction of an I/O carried between
+     * windows. Every window (and at init) each tenant's TENANT.COUNT_GRANT is written with the
+     * whole I/Os of count_q16 plus the carried fraction, the new fraction carried on, so a
+     * 2288 IOPS tenant in 1 ms windows is granted 2, 2, 3, ... and 2288 a second. */
+    const uint64_t *count_q16;
+    uint32_t *count_frac;
     /* dualbucket only. 0: Still Water as printed, the segment-level buckets alone (the datapath's
      * DUALBUCKET mode, which consults no tenant grant). 1: the buckets on top of the tenants'
      * contracts (docs/contracts.md): the datapath runs in BIOS mode with no lenders, the main

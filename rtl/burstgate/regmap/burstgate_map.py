@@ -261,6 +261,11 @@ _TENANT = Block(
                  doc="I/Os paid by SRC_BORROW or SRC_RESERVED in this window."),
         Register("BURST_LIST", 0x1E000, C["TENANT_BITS"], count=_T, storage="external",
                  doc="Tenants that may lend (BIOS burst list); entries 0..CTRL.BURST_N-1."),
+        Register("COUNT_GRANT", 0x1F000, 32, count=_T, reset=0xFFFFFFFF, storage="external",
+                 doc="I/Os the tenant may be admitted per window, any source (the exact IOPS cap): "
+                     "an I/O that the scheduler would admit while the window's admitted count is "
+                     "not below it is deferred (SRC_DEFER, counted in THROTTLE_N). Read live, "
+                     "not refilled at COMMIT; 0xFFFFFFFF (reset) is no cap in practice."),
         Register("HIST", 0x20000, 32, count=_T * _H, access="ro", storage="external",
                  doc="This window's SA-delay histogram of tenant t, index t*32 + bucket."),
     ))

@@ -158,9 +158,12 @@ void Agent::check_offer(std::uint16_t tenant) const
     const std::uint32_t r2 = leap_->draw(&lfsr_);
     active_[k >> 5] |= 1u << (k & 31u);
     ios_++;
-    const Plan pl = plan(k, c, hot, r1, r2);
+    Plan pl = plan(k, c, hot, r1, r2);
+    Tenant &t = t_[k];
+    // The count gate: whatever source would pay, no more than COUNT_GRANT I/Os a window.
+    if (t.count >= t.count_grant)
+        pl = {BG_SRC_DEFER, 0};
     if (pl.source == BG_SRC_DEFER) {
-        Tenant &t = t_[k];
         t.throttle_n++;
         bg_vec_add_sat(&t.throttle, &c);
         deferred_++;
@@ -194,6 +197,7 @@ void Agent::check_offer(std::uint16_t tenant) const
         break;
     }
     bg_vec_add_sat(&t.usage, &c);
+    t.count++;  // below count_grant (decide), so it never wraps
 }
 
 IoDecision Agent::io_costed(const IoDesc &d, const bg_vec &cost)
@@ -287,6 +291,7 @@ void Agent::commit_window()
         t.throttle = bg_vec{};
         t.throttle_n = 0;
         t.spill_n = 0;
+        t.count = 0;
     }
     for (auto &w : active_)
         w = 0;
@@ -365,6 +370,11 @@ static_assert(BG_TENANT_THROTTLE_N(0) >= BG_TENANT_BASE + kVecArrays * kVecBytes
         burst_list_[*i] = static_cast<std::uint16_t>(value & BG_TENANT_BURST_LIST_MASK);
         return true;
     }
+    if (auto i = element(addr, BG_TENANT_COUNT_GRANT(0), BG_TENANT_COUNT_GRANT_COUNT)) {
+        if (*i < p_.tenants)
+            t_[*i].count_grant = value;
+        return true;
+    }
     return false;
 }
 
@@ -382,6 +392,8 @@ static_assert(BG_TENANT_THROTTLE_N(0) >= BG_TENANT_BASE + kVecArrays * kVecBytes
         return *i < p_.tenants ? t_[*i].spill_n : 0u;
     if (auto i = element(addr, BG_TENANT_BURST_LIST(0), BG_TENANT_BURST_LIST_COUNT))
         return burst_list_[*i];
+    if (auto i = element(addr, BG_TENANT_COUNT_GRANT(0), BG_TENANT_COUNT_GRANT_COUNT))
+        return *i < p_.tenants ? t_[*i].count_grant : 0u;
     if (auto i = element(addr, BG_TENANT_HIST(0), BG_TENANT_HIST_COUNT)) {
         const std::uint32_t t = *i / BG_HIST_BUCKETS;
         return t < p_.tenants ? hist_[t].count[*i % BG_HIST_BUCKETS] : 0u;

@@ -387,6 +387,21 @@ void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmw
                     cfg.global_carry_max.d[k] = std::max(cfg.global_carry_max.d[k], one.d[k] - total.d[k]);
         }
     }
+    if (sc.dpu.iops_cap) {
+        // The exact IOPS cap (docs/contracts.md): the I/Os a window the scheduler allows the
+        // tenant, its burst IOPS (base under BaseCBS; under credit mode the credits still
+        // bound it through the cost vector), in 1/65536 I/O. No IOPS figure, no cap.
+        f.count_q16.assign(n, 0);
+        f.count_frac.assign(n, 0);
+        for (std::size_t i = 0; i < n; i++) {
+            const Tenant &t = sc.tenants[i];
+            const double iops = sched == Scheduler::kBase ? t.base.iops : t.burst.iops;
+            const double q = iops * w_s * 65536.0;
+            f.count_q16[i] = iops > 0 && q < 1.8e19 ? static_cast<std::uint64_t>(q) : UINT64_MAX;
+        }
+        cfg.count_q16 = f.count_q16.data();
+        cfg.count_frac = f.count_frac.data();
+    }
     const int rc = bg_fw_init(&f.fw, &cfg, f.t.data(), f.u.data(), f.sched_list.data(), f.burst_list.data(),
                               static_cast<std::uint32_t>(n), &hal);
     if (rc == BG_FW_OK)

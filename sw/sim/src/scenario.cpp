@@ -90,7 +90,7 @@ void load_dpu(const Loader &L, const YAML::Node &n, Dpu &d)
     const std::string P = "dpu";
     L.check_keys(n, P, {"threads", "lb_policy", "cpu_ns", "ingress_gbps", "egress_gbps", "swlimit_mbps",
                         "backend_us", "reserved_share", "target_delay_us", "estimate_error", "cost_adjust", "sa_discipline",
-                        "queue_depth", "header_bytes", "bios_alpha", "bios_weight_throttle", "buffers", "provision", "grant_carry"});
+                        "queue_depth", "header_bytes", "bios_alpha", "bios_weight_throttle", "buffers", "provision", "grant_carry", "iops_cap"});
     if (n["threads"]) d.threads = L.u32(n["threads"], P + ".threads", 1, BG_QUEUES_MAX);
     if (n["lb_policy"])
         d.lb_policy = choose<LbPolicy>(L, n["lb_policy"], P + ".lb_policy",
@@ -123,6 +123,7 @@ void load_dpu(const Loader &L, const YAML::Node &n, Dpu &d)
     if (n["provision"])
         d.envelope = choose<bool>(L, n["provision"], P + ".provision", {{"envelope", true}, {"io4k", false}});
     if (n["grant_carry"]) d.grant_carry = L.boolean(n["grant_carry"], P + ".grant_carry");
+    if (n["iops_cap"]) d.iops_cap = L.boolean(n["iops_cap"], P + ".iops_cap");
     if (n["queue_depth"]) d.queue_depth = L.u32(n["queue_depth"], P + ".queue_depth", 1, BG_LB_DEPTH_MASK);
     if (const YAML::Node b = n["buffers"]) {
         const std::string B = P + ".buffers";

@@ -262,7 +262,8 @@ class TB:
         for t in self.rng.sample(range(T), 4):
             for name in ("REMAINING", "LENDABLE", "USAGE", "THROTTLE"):
                 self.bus_q.extend(("r", reg("TENANT", name, t * DIMS + d)) for d in range(DIMS))
-            self.bus_q.extend([("r", reg("TENANT", "THROTTLE_N", t)), ("r", reg("TENANT", "SPILL_N", t))])
+            self.bus_q.extend([("r", reg("TENANT", "THROTTLE_N", t)), ("r", reg("TENANT", "SPILL_N", t)),
+                               ("r", reg("TENANT", "COUNT_GRANT", t))])
             self.bus_q.extend(("r", reg("TENANT", "HIST", t * 32 + b)) for b in range(32))
         self.bus_q.extend(("r", reg("CTRL", "ACTIVE", w)) for w in range(3))
         self.bus_q.extend(("r", reg("CTRL", "HIST_ALL", b)) for b in range(32))
@@ -294,6 +295,9 @@ class TB:
             lend = vec(5, 80) if rng.random() < 0.5 else vec(0, 1)
             w += self.vec_writes("RES_BASE", t, base) + self.vec_writes("GRANT", t, grant)
             w += self.vec_writes("LEND_GRANT", t, lend)
+            # The count gate: a quarter of the tenants capped at a few I/Os a window.
+            count = rng.randrange(0, 12) if rng.random() < 0.25 else 0xFFFFFFFF
+            w.append(("w", reg("TENANT", "COUNT_GRANT", t), count))
         n = rng.choice((0, 1, 2, 8, 30, 64)) if lenders is None else lenders
         for j in range(n):
             w.append(("w", reg("TENANT", "BURST_LIST", j), rng.choice((rng.randrange(T), rng.randrange(1024)))))

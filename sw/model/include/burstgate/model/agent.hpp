@@ -157,6 +157,8 @@ private:
     struct Tenant {
         bg_vec base{}, grant{}, lend_grant{}, rem{}, lend{}, usage{}, throttle{};
         std::uint32_t throttle_n = 0, spill_n = 0;
+        // The exact IOPS cap: I/Os admitted this window (any source) and TENANT.COUNT_GRANT.
+        std::uint32_t count = 0, count_grant = BG_TENANT_COUNT_GRANT_RESET;
     };
     struct Plan {
         std::uint8_t source;
