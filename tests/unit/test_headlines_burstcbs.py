@@ -6,37 +6,11 @@ docstring.
 """
 
 import copy
-import importlib.util
-import os
-import pathlib
-import shutil
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-BUILD = pathlib.Path(os.environ.get("BG_BUILD_DIR", "build/cmake"))
-if not BUILD.is_absolute():
-    BUILD = ROOT / BUILD
-SIM = BUILD / "sw" / "sim" / "burstgate-sim"
-
-
-def _reproduce():
-    spec = importlib.util.spec_from_file_location("reproduce", ROOT / "scripts" / "reproduce.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-R = _reproduce()
-
-
-@pytest.fixture(scope="module")
-def run():
-    if not SIM.is_file():
-        pytest.fail(f"{SIM} does not exist: build it with `make cpp` (or set BG_BUILD_DIR to your build)")
-    runner = R.Runner(str(SIM))
-    yield runner
-    shutil.rmtree(runner.tmp, ignore_errors=True)
+from .headlines import R
+from .headlines import run  # noqa: F401  (the shared fixture)
 
 
 def _true_4k_cost_ns(sc, product):

@@ -6,35 +6,17 @@ asserts the direction and a band around each. The simulations are seeded, so a b
 absorbs a deliberate change. What each test catches is in its docstring.
 """
 
-import importlib.util
-import os
-import pathlib
 import shutil
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-BUILD = pathlib.Path(os.environ.get("BG_BUILD_DIR", "build/cmake"))
-if not BUILD.is_absolute():
-    BUILD = ROOT / BUILD
-SIM = BUILD / "sw" / "sim" / "burstgate-sim"
-
-
-def _reproduce():
-    spec = importlib.util.spec_from_file_location("reproduce", ROOT / "scripts" / "reproduce.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-R = _reproduce()
+from . import headlines
+from .headlines import R
 
 
 @pytest.fixture(scope="module")
 def gap():
-    if not SIM.is_file():
-        pytest.fail(f"{SIM} does not exist: build it with `make cpp` (or set BG_BUILD_DIR to your build)")
-    runner = R.Runner(str(SIM))
+    runner = headlines.runner()
     rows = {row["key"]: row for row in R.EXPERIMENTS["stillwater_cheque"].measure(runner).rows}
     shutil.rmtree(runner.tmp, ignore_errors=True)
     return rows
@@ -84,9 +66,7 @@ def test_steady_first_is_an_ablation_that_hides_the_gap(gap):
 
 @pytest.fixture(scope="module")
 def sizes():
-    if not SIM.is_file():
-        pytest.fail(f"{SIM} does not exist: build it with `make cpp` (or set BG_BUILD_DIR to your build)")
-    runner = R.Runner(str(SIM))
+    runner = headlines.runner()
     rows = {row["key"]: row for row in R.EXPERIMENTS["stillwater_sizes"].measure(runner).rows}
     shutil.rmtree(runner.tmp, ignore_errors=True)
     return rows
