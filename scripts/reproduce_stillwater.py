@@ -46,6 +46,22 @@ CONDITIONS = (
 )
 
 
+def _row(key, label, steady_share, base, cheque):
+    """One table row of a cheque-alone experiment: the baseline run (main bucket alone) and the
+    run with the cheque, both reports' tenants by name."""
+    return {"key": key, "label": label, "steady_share": steady_share,
+            "base": _steady(base), "cheque": _steady(cheque), "hot_p99": (_hot_p99(base), _hot_p99(cheque)),
+            "cheques": sum(t["admitted_reserved"] for t in cheque.values())}
+
+
+def _cells(row, pct):
+    """The cells both tables share: baseline and cheque latencies, the changes, hot P99, cheques."""
+    b, c = row["base"], row["cheque"]
+    return (" / ".join(f"{b[q]:.0f}" for q in QS) + " | " + " / ".join(f"{c[q]:.0f}" for q in QS)
+            + f" | {pct(c['p99'], b['p99']):+.0f} % | {pct(c['p99999'], b['p99999']):+.0f} % | "
+            f"{row['hot_p99'][0]:.0f} / {row['hot_p99'][1]:.0f} | {row['cheques']} |")
+
+
 def cheque_gap(run, load):
     base = load("dualbucket_hot_segments.yaml")
     base["dpu"]["backend_us"] = PROXY_ONLY
@@ -64,9 +80,7 @@ def cheque_gap(run, load):
         # The baseline is always the production limiter: main bucket alone, deferral order.
         sc["dualbucket"].update(cheque_share=0.0, reoffer="fifo")
         b = run(sc, "dualbucket")[0]
-        rows.append({"key": key, "label": label, "steady_share": 1.0 - hot_share,
-                     "base": _steady(b), "cheque": _steady(d), "hot_p99": (_hot_p99(b), _hot_p99(d)),
-                     "cheques": sum(t["admitted_reserved"] for t in d.values())})
+        rows.append(_row(key, label, 1.0 - hot_share, b, d))
     return ChequeGap(rows)
 
 
@@ -79,11 +93,7 @@ def cheque_gap_md(r, pct):
              "| condition | steady share of load | baseline | cheque | P99 change | P99999 change "
              "| hot P99 (base / cheque) | I/Os via cheque |", "|---|---|---|---|---|---|---|---|"]
     for row in r.rows:
-        b, c = row["base"], row["cheque"]
-        lines.append(f"| {row['label']} | {row['steady_share']:.0%} | "
-                     + " / ".join(f"{b[q]:.0f}" for q in QS) + " | " + " / ".join(f"{c[q]:.0f}" for q in QS)
-                     + f" | {pct(c['p99'], b['p99']):+.0f} % | {pct(c['p99999'], b['p99999']):+.0f} % | "
-                     f"{row['hot_p99'][0]:.0f} / {row['hot_p99'][1]:.0f} | {row['cheques']} |")
+        lines.append(f"| {row['label']} | {row['steady_share']:.0%} | " + _cells(row, pct))
     lines.append("")
     return lines
 
@@ -111,9 +121,7 @@ def cheque_sizes(run, load):
         d = run(sc, "dualbucket")[0]
         sc["dualbucket"]["cheque_share"] = 0.0
         b = run(sc, "dualbucket")[0]
-        rows.append({"key": size, "label": f"{size[:-1]} KiB", "steady_share": 0.1,
-                     "base": _steady(b), "cheque": _steady(d), "hot_p99": (_hot_p99(b), _hot_p99(d)),
-                     "cheques": sum(t["admitted_reserved"] for t in d.values())})
+        rows.append(_row(size, f"{size[:-1]} KiB", 0.1, b, d))
     return ChequeSizes(rows)
 
 
@@ -125,10 +133,6 @@ def cheque_sizes_md(r, pct):
              "| I/O size | baseline P50 / P99 / P99999 | cheque P50 / P99 / P99999 | P99 change | P99999 change "
              "| hot P99 (base / cheque) | I/Os via cheque |", "|---|---|---|---|---|---|---|"]
     for row in r.rows:
-        b, c = row["base"], row["cheque"]
-        lines.append(f"| {row['label']} | " + " / ".join(f"{b[q]:.0f}" for q in QS) + " | "
-                     + " / ".join(f"{c[q]:.0f}" for q in QS)
-                     + f" | {pct(c['p99'], b['p99']):+.0f} % | {pct(c['p99999'], b['p99999']):+.0f} % | "
-                     f"{row['hot_p99'][0]:.0f} / {row['hot_p99'][1]:.0f} | {row['cheques']} |")
+        lines.append(f"| {row['label']} | " + _cells(row, pct))
     lines.append("")
     return lines
