@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "burstgate/lsm/allocator.hpp"
+#include "burstgate/lsm/oracle_cache.hpp"
 
 namespace bg::lsm {
 
@@ -182,6 +183,7 @@ struct Experiment::Impl {
     LsmStats lsm_at_warmup;
     FluctuationAwareCache* fa = nullptr;
     std::uint64_t ticks_at_warmup = 0, heavy_at_warmup = 0;
+    Time wait_at_warmup[kPriorities] = {0, 0, 0};
 
     Impl(const RunSpec& s, EventLoop& l) : spec(s), loop(l) {}
     const std::vector<std::uint32_t>& tokens_per_second() const
@@ -212,6 +214,7 @@ Experiment::Experiment(const RunSpec& spec, EventLoop& loop, Volume* backing) : 
 
     Volume* io = base;
     LsmConfig lsm = spec.lsm;
+    lsm.seed = spec.seed;
     if (spec.store == "calcspar") {
         CongestionAwareAllocator::Policy pol;
         if (spec.allocator == "twa") pol = CongestionAwareAllocator::Policy::time_window;
@@ -226,15 +229,23 @@ Experiment::Experiment(const RunSpec& spec, EventLoop& loop, Volume* backing) : 
         m.allocator = std::make_unique<CongestionAwareAllocator>(*base, pol, spec.volume.phase, spec.token_slices,
                                                                  spec.stabilizer == "borrow");
         io = m.allocator.get();
+        if (spec.cache == "oracle") {
+            // The static optimum of this size (oracle_cache.hpp): a bound, not a policy.
+            m.cache = std::make_unique<StaticCache>(most_read_pages(lsm, spec.workload, spec.seed, m.pages, 400000), m.pages);
+        }
         FaCacheConfig fc;
         fc.capacity_pages = m.pages;
         if (spec.cache == "fa") fc.variant = FaCacheConfig::Variant::fluctuation_aware;
         else if (spec.cache == "passive") fc.variant = FaCacheConfig::Variant::passive_only;
         else if (spec.cache == "prefetch") fc.variant = FaCacheConfig::Variant::prefetch_only;
-        else throw std::invalid_argument("unknown cache '" + spec.cache + "' (fa, passive, prefetch)");
-        auto fa = std::make_unique<FluctuationAwareCache>(loop, *m.allocator, *m.allocator, fc);
-        m.fa = fa.get();
-        m.cache = std::move(fa);
+        else if (spec.cache != "oracle") {
+            throw std::invalid_argument("unknown cache '" + spec.cache + "' (fa, passive, prefetch, oracle)");
+        }
+        if (!m.cache) {
+            auto fa = std::make_unique<FluctuationAwareCache>(loop, *m.allocator, *m.allocator, fc);
+            m.fa = fa.get();
+            m.cache = std::move(fa);
+        }
     } else if (spec.store == "rocksdb") {
         m.cache = std::make_unique<LruBlockCache>(m.pages);
     } else if (spec.store == "nocache" || spec.store == "raw") {
@@ -243,8 +254,8 @@ Experiment::Experiment(const RunSpec& spec, EventLoop& loop, Volume* backing) : 
     } else {
         throw std::invalid_argument("unknown store '" + spec.store + "' (calcspar, rocksdb, nocache, raw)");
     }
-    lsm.seed = spec.seed;
     if (spec.store != "raw") m.store = std::make_unique<LsmStore>(loop, *io, *m.cache, lsm);
+    if (auto* oracle = dynamic_cast<StaticCache*>(m.cache.get())) oracle->arm();
     m.wl = std::make_unique<Workload>(spec.workload, lsm.keys);
     m.driver = std::make_unique<Driver>(m.spec, loop, m.store.get(), base, *m.wl, base->paid_iops());
     if (backing) loop.at(spec.warmup, [this] { mark_warmup(); });
@@ -258,6 +269,9 @@ void Experiment::mark_warmup()
     m.cache_at_warmup = m.cache->stats();
     if (m.volume) m.vol_at_warmup = m.volume->stats();
     if (m.store) m.lsm_at_warmup = m.store->stats();
+    if (m.allocator) {
+        for (int q = 0; q < kPriorities; ++q) m.wait_at_warmup[q] = m.allocator->wait_ns(static_cast<Priority>(q));
+    }
     if (m.fa) {
         m.ticks_at_warmup = m.fa->ticks();
         m.heavy_at_warmup = m.fa->heavy_ticks();
@@ -304,6 +318,8 @@ RunResult Experiment::result()
     if (m.allocator) {
         for (int q = 0; q < kPriorities; ++q) {
             r.allocator_max_wait_us[q] = static_cast<double>(m.allocator->max_wait_ns(static_cast<Priority>(q))) / 1e3;
+            r.allocator_wait_s[q] =
+                static_cast<double>(m.allocator->wait_ns(static_cast<Priority>(q)) - m.wait_at_warmup[q]) / 1e9;
         }
     }
     if (m.allocator) r.borrowed_tokens = m.allocator->borrowed();

@@ -74,7 +74,8 @@ options:
   --quiet             no progress line
 run only:
   --store S           calcspar | rocksdb | nocache | raw (default calcspar)
-  --cache C           calcspar cache: fa | passive | prefetch (default fa)
+  --cache C           calcspar cache: fa | passive | prefetch (default fa) | oracle (a bound, not a
+                      policy: the 400 k-operation sample's most-read pages, pinned for free)
   --allocator A       calcspar allocator: twa | na | sa | da | twa-reserve (default twa;
                       twa-reserve is our extension: lower queues leave high's expected demand)
   --cache-share X     cache size / data size (default 0.02)
@@ -423,11 +424,12 @@ int cmd_run(const Options& o)
     row("throughput %.0f ops/s (offered %.0f), volume %.0f IOPS (fast %llu, overdraft %llu, waited %llu), hit ratio %.3f "
         "(data blocks %.3f), "
         "prefetch I/Os %llu, flushes %llu, compactions %llu, write stalls %llu, %llu events; "
-        "FA passive %.0f %% of the time, %llu borrowed tokens\n",
+        "FA passive %.0f %% of the time, %llu borrowed tokens, token waits %.1f / %.1f / %.1f s (high / medium / low)\n",
         x.throughput, x.offered, x.volume_iops, (unsigned long long)x.volume.fast, (unsigned long long)x.volume.overdraft,
         (unsigned long long)x.volume.waited, x.hit_ratio, x.data_hit_ratio, (unsigned long long)x.cache.prefetch_ios,
         (unsigned long long)x.lsm.flushes, (unsigned long long)x.lsm.compactions, (unsigned long long)x.lsm.write_stalls,
-        (unsigned long long)x.events, 100 * x.heavy_share, (unsigned long long)x.borrowed_tokens);
+        (unsigned long long)x.events, 100 * x.heavy_share, (unsigned long long)x.borrowed_tokens, x.allocator_wait_s[0],
+        x.allocator_wait_s[1], x.allocator_wait_s[2]);
     write_json(o, runs_json(o.command, o.seed, r.runs()));
     return 0;
 }

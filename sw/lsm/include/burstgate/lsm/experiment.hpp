@@ -31,7 +31,9 @@ LatencySummary summarize(std::vector<Time>& samples);
 
 struct RunSpec {
     std::string store = "calcspar";  // calcspar | rocksdb | nocache | raw
-    std::string cache = "fa";        // calcspar: fa | passive | prefetch
+    // calcspar: fa | passive | prefetch | oracle (a bound, not a policy: the static optimum of
+    // this size, oracle_cache.hpp)
+    std::string cache = "fa";
     std::string allocator = "twa";   // calcspar: twa | na | sa | da | twa-reserve (allocator.hpp)
     std::uint32_t token_slices = 1;  // calcspar: stabilizer release slices per second (1 = paper)
     // calcspar: "strict" = §4.1 (no I/O beyond the second's tokens); "borrow" = our extension,
@@ -69,6 +71,7 @@ struct RunResult {
     LsmStats lsm;
     std::uint64_t cache_pages = 0;
     double allocator_max_wait_us[3] = {0, 0, 0};  // calcspar: longest token wait per queue
+    double allocator_wait_s[3] = {0, 0, 0};       // calcspar: summed token waits per queue, measured period
     std::uint64_t borrowed_tokens = 0;            // calcspar, borrow stabilizer: pool tokens spent
     double heavy_share = 0;                       // calcspar cache: share of the measured 10 ms ticks in passive mode
     std::vector<SecondSample> timeline;
