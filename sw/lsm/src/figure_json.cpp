@@ -58,7 +58,8 @@ std::string run_json(const LabelledRun& r)
       << ",\n     \"volume_ios\": {\"fast\": " << x.volume.fast << ", \"overdraft\": " << x.volume.overdraft
       << ", \"waited\": " << x.volume.waited << "}, \"allocator_max_wait_us\": [" << num(x.allocator_max_wait_us[0])
       << ", " << num(x.allocator_max_wait_us[1]) << ", " << num(x.allocator_max_wait_us[2])
-      << "], \"borrowed_tokens\": " << x.borrowed_tokens << ", \"heavy_share\": " << num(x.heavy_share)
+      << "], \"allocator_wait_s\": [" << num(x.allocator_wait_s[0]) << ", " << num(x.allocator_wait_s[1]) << ", "
+      << num(x.allocator_wait_s[2]) << "], \"borrowed_tokens\": " << x.borrowed_tokens << ", \"heavy_share\": " << num(x.heavy_share)
       << ", \"prefetch_ios\": " << x.cache.prefetch_ios
       << ", \"flushes\": " << x.lsm.flushes << ", \"compactions\": " << x.lsm.compactions
       << ", \"write_stalls\": " << x.lsm.write_stalls << ",\n     \"timeline\": [";

@@ -304,6 +304,39 @@ std::vector<Fig18LoadRow> fig18_load(FigureRunner& r)
     return out;
 }
 
+std::vector<Fig18CacheRow> fig18_cache(FigureRunner& r)
+{
+    const std::vector<double> shares = {0.02, 0.04};
+    const std::vector<std::uint32_t> threads = {1, 10, 20};
+    const int total = static_cast<int>(shares.size() * threads.size()) * 3;
+    std::vector<Fig18CacheRow> out;
+    int i = 0;
+    for (double share : shares) {
+        for (std::uint32_t t : threads) {
+            for (const std::string st : {"calcspar", "calcspar+oracle", "rocksdb"}) {
+                RunSpec s = r.base();
+                s.cache_share = share;
+                s.threads = t;
+                s.store = st == "rocksdb" ? "rocksdb" : "calcspar";
+                if (st == "calcspar+oracle") s.cache = "oracle";
+                char label[96];
+                std::snprintf(label, sizeof label, "fig18-cache %.2f %u %s", share, t, st.c_str());
+                const RunResult& x = r.go(label, s, ++i, total);
+                const auto it = x.ops.find("read");
+                Fig18CacheRow row{share, t, st, it == x.ops.end() ? LatencySummary{} : it->second,
+                                  x.throughput > 0 ? x.volume_iops / x.throughput : 0.0, x.hit_ratio, 0.0,
+                                  x.volume.overdraft};
+                const auto all = x.ops.find("all");
+                if (all != x.ops.end() && all->second.count) {
+                    row.wait_per_op_us = x.allocator_wait_s[0] * 1e6 / static_cast<double>(all->second.count);
+                }
+                out.push_back(row);
+            }
+        }
+    }
+    return out;
+}
+
 std::vector<Fig20LoadRow> fig20_load(FigureRunner& r)
 {
     const std::vector<double> loads = {0.3, 0.5, 0.7, 0.8, 0.9, 1.0};

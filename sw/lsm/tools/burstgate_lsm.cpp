@@ -36,6 +36,9 @@ commands (Calcspar, ATC'23):
   fig18   Mixgraph, 1..20 user threads: avg and P99 latency, Calcspar vs RocksDB-like
   fig18-load  Fig. 18's gap: Mixgraph at 0.6..1.0 x paid IOPS, 1 and 20 threads: Calcspar (strict
           and borrow stabilizer) vs RocksDB-like, with tokens per operation and the backlog
+  fig18-cache  Fig. 18's average vs the cache: 2 % and 4 % of the data, 1 / 10 / 20 threads:
+          Calcspar (FA cache), Calcspar with the static optimum of that size (a bound) and
+          RocksDB-like, with tokens per operation, hit ratio and token wait per operation
   fig19   Mixgraph 5 % reads / 95 % writes: Calcspar with the allocators NA, SA (6:3:1), DA, TWA
   fig20   hit ratio of FA / passive-only / prefetch-only caches under YCSB-B and Mixgraph
   fig20-load  Fig. 20 vs load: Mixgraph at 0.3..1.0 x paid IOPS, FA / P / PP hit ratios and the
@@ -121,7 +124,7 @@ Options parse_args(int argc, char** argv)
     }
     o.command = a[0];
     static const std::vector<std::string> commands = {"fig3", "fig4", "fig7", "fig14", "fig16",
-                                                      "fig18", "fig18-load", "fig19", "fig20", "fig20-load",
+                                                      "fig18", "fig18-load", "fig18-cache", "fig19", "fig20", "fig20-load",
                                                       "fig21", "run", "replay"};
     bool known = false;
     for (const auto& c : commands) known |= c == o.command;
@@ -391,6 +394,22 @@ int cmd_fig18_load(const Options& o)
     return 0;
 }
 
+int cmd_fig18_cache(const Options& o)
+{
+    row("Fig. 18 vs cache: Mixgraph on %s, Get latency; calcspar+oracle = the static optimum of that size "
+        "(a bound, not a policy)\n", o.volume.c_str());
+    row("%-6s %-7s %-16s %10s %10s %11s %8s %7s %12s %10s\n", "cache", "threads", "store", "avg_us", "p99_us",
+        "p999_us", "tok/op", "hit", "wait/op_us", "overdraft");
+    FigureRunner r = runner(o);
+    for (const Fig18CacheRow& x : fig18_cache(r)) {
+        row("%-6.2f %-7u %-16s %10.0f %10.0f %11.0f %8.2f %7.3f %12.0f %10llu\n", x.share, x.threads, x.store.c_str(),
+            x.get.avg_us, x.get.p99_us, x.get.p999_us, x.tokens_per_op, x.hit, x.wait_per_op_us,
+            (unsigned long long)x.overdraft);
+    }
+    write_json(o, runs_json(o.command, o.seed, r.runs()));
+    return 0;
+}
+
 int cmd_fig20_load(const Options& o)
 {
     row("Fig. 20 vs load: Mixgraph on %s, hit ratio (all / data blocks) of FA, P, PP\n", o.volume.c_str());
@@ -481,6 +500,7 @@ int main(int argc, char** argv)
         if (o.command == "fig19") return cmd_fig19(o);
         if (o.command == "fig20") return cmd_fig20(o);
         if (o.command == "fig18-load") return cmd_fig18_load(o);
+        if (o.command == "fig18-cache") return cmd_fig18_cache(o);
         if (o.command == "fig20-load") return cmd_fig20_load(o);
         if (o.command == "run") return cmd_run(o);
         return cmd_compare(o);

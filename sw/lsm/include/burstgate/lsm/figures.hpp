@@ -145,6 +145,22 @@ struct Fig18LoadRow {
 };
 std::vector<Fig18LoadRow> fig18_load(FigureRunner& r);
 
+// Fig. 18's average against the cache (docs/results.md): Mixgraph at the base intensity, cache
+// 2 % and 4 % of the data, 1 / 10 / 20 threads, Calcspar with its fluctuation-aware cache,
+// Calcspar with the static optimum of the same size (`oracle`, oracle_cache.hpp: a bound, not
+// a policy) and the RocksDB-like store. Per row: Get latency, tokens per operation, hit ratio,
+// the high queue's token wait per operation (0 for the RocksDB-like store), overdraft I/Os.
+struct Fig18CacheRow {
+    double share = 0;
+    std::uint32_t threads = 0;
+    std::string store;  // calcspar | calcspar+oracle | rocksdb
+    LatencySummary get;
+    double tokens_per_op = 0, hit = 0;
+    double wait_per_op_us = 0;  // high-queue token waits / operations (a Seek's reads each wait)
+    std::uint64_t overdraft = 0;
+};
+std::vector<Fig18CacheRow> fig18_cache(FigureRunner& r);
+
 // Fig. 20 vs load: Mixgraph at 0.3..1.0 x paid IOPS, FA / P / PP hit ratios, and (of the FA
 // run) the share of measured 10 ms ticks in which FA's passive policy was active (the high
 // queue took >= 95 % of the paid tokens in the current or the previous second, §4.3).
