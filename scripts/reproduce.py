@@ -31,7 +31,8 @@ import yaml
 
 # Each paper's experiments live in their own module beside this one (loaded by path in the tests too).
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import reproduce_libra  # noqa: E402  (this folder, not a package)
+import reproduce_calcspar  # noqa: E402  (this folder, not a package)
+import reproduce_libra  # noqa: E402
 import reproduce_stillwater  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -663,6 +664,9 @@ EXPERIMENTS = {
                                     lambda r: reproduce_stillwater.cheque_gap_md(r, pct), "cheque_gap"),
     "stillwater_sizes": Experiment(lambda run: reproduce_stillwater.cheque_sizes(run, load),
                                    lambda r: reproduce_stillwater.cheque_sizes_md(r, pct), "cheque_gap"),
+    # Calcspar (scripts/reproduce_calcspar.py): burstgate-lsm runs; no plot of their own.
+    "calcspar_fig18": Experiment(reproduce_calcspar.fig18, reproduce_calcspar.fig18_md, None),
+    "calcspar_fig20": Experiment(reproduce_calcspar.fig20, reproduce_calcspar.fig20_md, None),
 }
 
 
