@@ -35,3 +35,17 @@ def test_json_to_an_unwritable_path_fails_before_the_run(tmp_path):
         result = run(fig, "--json", tmp_path / "no" / "such" / "f.json", "--quiet")
         assert result.returncode == 2, result.stderr
         assert "--json: cannot write" in result.stderr
+
+
+def test_l1_size_reaches_the_tree_and_a_too_small_one_is_refused(tmp_path):
+    """`--l1-mib` sets L1's target (docs/results.md, Fig. 18: the tree-shape check). Catches the flag
+    parsed but not applied (the two runs would be identical) and a too-small L1 accepted or crashing."""
+    bad = run("run", "--l1-mib", 4, "--keys", 20000, "--duration", 3, "--warmup", 1, "--quiet")
+    assert bad.returncode == 2 and "l1 >= sst" in bad.stderr and "Traceback" not in bad.stderr, bad.stderr
+    reports = []
+    for mib in (8, 64):
+        out = tmp_path / f"l1_{mib}.json"
+        res = run("run", "--l1-mib", mib, "--keys", 200000, "--duration", 6, "--warmup", 1, "--json", out, "--quiet")
+        assert res.returncode == 0, res.stderr
+        reports.append(json.loads(out.read_text())["runs"][0])
+    assert reports[0]["hit_ratio"] != reports[1]["hit_ratio"] or reports[0]["lat_us"] != reports[1]["lat_us"]

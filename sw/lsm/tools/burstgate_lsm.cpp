@@ -53,6 +53,7 @@ options:
   --duration S        simulated whole seconds per run (default 120; fig3/fig4 ignore it)
   --warmup S          whole seconds excluded from statistics (default 20)
   --keys N            keys loaded before the run (default 2000000; 272-byte entries)
+  --l1-mib N          L1's target size in MiB (default 16; at least the 8 MiB SST size)
   --volume TYPE       gp2 | gp3 | io1 | io2 (default io2)
   --iops N            paid IOPS (default 1000 for io1/io2, 3000 for gp3)
   --size-gb N         volume size, sets gp2's IOPS (default 100)
@@ -111,6 +112,7 @@ struct Options {
     bool meta_in_memory = false;
     double cache_share = 0.02, read_ratio = -1, amplitude = 0.5, period = 60, key_dist_a = 0, key_dist_b = 0;
     std::uint32_t key_ranges = 30;
+    std::uint64_t l1_mib = 0;  // 0: LsmConfig's default
 };
 
 Options parse_args(int argc, char** argv)
@@ -150,6 +152,7 @@ Options parse_args(int argc, char** argv)
         else if (f == "--duration") o.duration = static_cast<double>(args.integer(1, 36000));
         else if (f == "--warmup") o.warmup = static_cast<double>(args.integer(0, 36000));
         else if (f == "--keys") o.keys = args.integer(1000, 1'000'000'000);
+        else if (f == "--l1-mib") o.l1_mib = args.integer(1, 1'000'000);
         else if (f == "--volume") o.volume = args.value();
         else if (f == "--iops") o.iops = static_cast<std::uint32_t>(args.integer(1, 10'000'000));
         else if (f == "--size-gb") o.size_gb = static_cast<std::uint32_t>(args.integer(1, 1'000'000));
@@ -246,6 +249,7 @@ RunSpec base_spec(const Options& o)
     s.token_slices = o.slices;
     s.stabilizer = o.stabilizer;
     s.lsm.meta_in_memory = o.meta_in_memory;
+    if (o.l1_mib) s.lsm.l1_bytes = o.l1_mib << 20;
     return s;
 }
 
