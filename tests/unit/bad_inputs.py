@@ -758,6 +758,10 @@ def lsm_cases():
                           where=rf"{R}:3: ", timeout=20))
     cases += [
         Case("lsm-replay-empty", LSM, ["replay", "{d}/t.io", "--quiet"], {"t.io": head}, where=rf"{R}(:\d+)?: .*no I/O", timeout=20),
+        # Memory is bounded by refusing the record after the cap, at its line (the 4th here).
+        Case("lsm-replay-too-many", LSM, ["replay", "{d}/t.io", "--quiet", "--max-records", "2"], {"t.io": head + rec * 3},
+             where=rf"{R}:4: more than 2 I/O records", timeout=20),
+        Case("lsm-max-records-not-replay", LSM, ["fig3", "--max-records", "2"], {}, where=r".*--max-records applies to 'replay' only", timeout=20),
         Case("lsm-replay-missing", LSM, ["replay", "{d}/none.io"], {}, where=r".*/none\.io: cannot open", timeout=20),
         Case("lsm-replay-folder", LSM, ["replay", "{d}/t.io"], {"t.io/x": ""}, where=rf"{R}: .*folder", timeout=20),
         Case("lsm-replay-dev-zero", LSM, ["replay", "/dev/zero"], {}, where=r"/dev/zero:1: ", timeout=20),

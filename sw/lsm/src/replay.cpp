@@ -38,7 +38,7 @@ std::string format_trace_record(const TraceRecord& r)
     return o.str();
 }
 
-std::vector<TraceRecord> read_trace(const std::string& path)
+std::vector<TraceRecord> read_trace(const std::string& path, std::uint64_t max_records)
 {
     if (std::filesystem::is_directory(path)) throw std::runtime_error(path + ": cannot open (it is a folder)");
     std::ifstream in(path);
@@ -79,6 +79,9 @@ std::vector<TraceRecord> read_trace(const std::string& path)
             r.t = t;
             r.op = op == "R" ? IoOp::read : IoOp::write;
             r.level = static_cast<std::uint8_t>(level);
+            if (out.size() >= max_records)
+                bad("more than " + std::to_string(max_records) +
+                    " I/O records: replay keeps the whole trace in memory; split the trace or raise --max-records");
             out.push_back(r);
         }
         if (in.eof()) break;

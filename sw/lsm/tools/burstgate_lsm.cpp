@@ -88,6 +88,8 @@ run only:
 replay only:
   --store S           calcspar | direct (default calcspar)
   --time-scale X      recorded times are multiplied by X (default 1)
+  --max-records N     refuse a trace of more than N records (default 16777216: replay keeps
+                      the trace and a latency per I/O in memory, about 72 bytes a record)
 )";
 
 [[noreturn]] void fail(const std::string& msg)
@@ -107,6 +109,7 @@ struct Options {
     double intensity = -1;  // per-command default: 10 for fig19, 1.0 (the paper's mean = paid) otherwise
     std::string json, trace;
     double time_scale = 1.0;
+    std::uint64_t max_records = bg::lsm::kMaxTraceRecords;
     bool quiet = false;
     std::string store = "calcspar", cache = "fa", allocator = "twa", workload = "mixgraph", stabilizer = "strict";
     bool meta_in_memory = false;
@@ -147,7 +150,7 @@ Options parse_args(int argc, char** argv)
                               f == "--workload" || f == "--read-ratio";
         const bool replay_ok = (f == "--store" || f == "--allocator") && o.command == "replay";
         if (run_only && o.command != "run" && !replay_ok) fail(f + " applies to 'run' only");
-        if (f == "--time-scale" && o.command != "replay") fail(f + " applies to 'replay' only");
+        if ((f == "--time-scale" || f == "--max-records") && o.command != "replay") fail(f + " applies to 'replay' only");
         if (f == "--seed") o.seed = args.integer(0, 1'000'000'000'000'000'000ull);
         else if (f == "--duration") o.duration = static_cast<double>(args.integer(1, 36000));
         else if (f == "--warmup") o.warmup = static_cast<double>(args.integer(0, 36000));
@@ -171,6 +174,7 @@ Options parse_args(int argc, char** argv)
         else if (f == "--key-dist-a") o.key_dist_a = args.number(0, 1);
         else if (f == "--key-dist-b") o.key_dist_b = args.number(0, 100);
         else if (f == "--time-scale") o.time_scale = args.number(0, 1e6);
+        else if (f == "--max-records") o.max_records = args.integer(1, std::uint64_t{1} << 32);
         else if (f == "--stabilizer") o.stabilizer = args.value();
         else if (f == "--meta") {
             const std::string m = args.value();
@@ -462,7 +466,7 @@ int cmd_replay(const Options& o)
     std::vector<TraceRecord> trace;
     if (!o.json.empty() && !std::ofstream(o.json)) fail("--json: cannot write '" + o.json + "'");  // before the run
     try {
-        trace = read_trace(o.trace);
+        trace = read_trace(o.trace, o.max_records);
     } catch (const std::runtime_error& e) {
         fail(e.what());
     }

@@ -32,8 +32,13 @@ struct TraceRecord {
     std::uint32_t bytes = 0;
 };
 
-// Throws std::runtime_error("PATH:LINE: what") on a malformed line or unreadable file.
-std::vector<TraceRecord> read_trace(const std::string& path);
+// Replay holds the whole trace and one latency per I/O in memory (about 72 bytes a record), so
+// a trace is accepted up to a record count: 2^24 records (~1.2 GiB) unless the caller says.
+inline constexpr std::uint64_t kMaxTraceRecords = std::uint64_t{1} << 24;
+
+// Throws std::runtime_error("PATH:LINE: what") on a malformed line, an unreadable file, or the
+// record after the max_records-th.
+std::vector<TraceRecord> read_trace(const std::string& path, std::uint64_t max_records = kMaxTraceRecords);
 void write_trace_header(std::FILE* f);
 std::string format_trace_record(const TraceRecord& r);
 
