@@ -32,7 +32,7 @@ struct Rig {
     std::vector<std::uint16_t> sched, burst;
     std::vector<bg_vec> carry, granted;
     std::vector<std::uint64_t> count_q16;  // the IOPS cap, off when empty
-    std::vector<std::uint32_t> count_frac;
+    std::vector<std::uint64_t> count_have;
     bg_fw fw{};
 
     // n tenants, each with base = burst = `contract` (per window) but tenant 1's burst
@@ -40,7 +40,7 @@ struct Rig {
     Rig(std::uint32_t n, std::uint32_t scheduler, const bg_vec &contract, const bg_vec &burst1, bool carry_on,
         bool composed = false, std::vector<std::uint64_t> count = {})
         : dev(open_device("model", AgentParams{n, 1, 1, 16})), hal(dev->hal()), t(n), u(n), sched(n), burst(n),
-          carry(n, kIo), granted(n), count_q16(std::move(count)), count_frac(count_q16.size())
+          carry(n, kIo), granted(n), count_q16(std::move(count)), count_have(count_q16.size())
     {
         for (std::uint32_t i = 0; i < n; i++) {
             t[i].res_base = contract;
@@ -55,7 +55,8 @@ struct Rig {
         }
         if (!count_q16.empty()) {
             cfg.count_q16 = count_q16.data();
-            cfg.count_frac = count_frac.data();
+            cfg.count_have = count_have.data();
+            cfg.count_header = kIo.d[BG_DIM_INGRESS] / 2;  // flat table: 4096 + 4096 - 4096 per I/O
         }
         if (scheduler == BG_SCHED_DUALBUCKET) {
             cfg.db.main_size = ios(50);
