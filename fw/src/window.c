@@ -94,19 +94,19 @@ static uint32_t admitted_ios(const bg_fw *fw, const bg_hal *hal, uint32_t i, uin
  * line up with windows; a window whose byte grant binds leaves count) -- carries, up to
  * count_carry_max[i] (default count_q16[i], one window's worth), and at least one I/O: so over
  * any k windows the tenant is admitted at most k windows' worth plus that bound
- * (docs/contracts.md). `first`:
- * at init, nothing used, nothing carried. Written while admission is held: the datapath reads
- * COUNT_GRANT live, so the grant applies from the COMMIT on. */
+ * (docs/contracts.md). `first`: at init, nothing used, nothing carried. Written while
+ * admission is held: the datapath reads COUNT_GRANT live, so the grant applies from the
+ * COMMIT on. */
 static void write_count_grants(bg_fw *fw, const bg_hal *hal, bool first)
 {
     if (!fw->cfg.count_q16)
         return;
-    const uint64_t one = (uint64_t)1 << 16;
+    const uint64_t one = (uint64_t)1 << 16, no_cap = (uint64_t)UINT32_MAX << 16;
     for (uint32_t i = 0; i < fw->n; i++) {
         const uint64_t q = fw->cfg.count_q16[i];
         /* UINT32_MAX, the register's reset, is no cap: a rate that high (or UINT64_MAX, for a
          * tenant without an IOPS figure) writes it, and nothing carries. */
-        if (q >= ((uint64_t)UINT32_MAX << 16)) {
+        if (q >= no_cap) {
             fw->cfg.count_have[i] = q;
             bg_hal_write(hal, BG_TENANT_COUNT_GRANT(i), UINT32_MAX);
             continue;
@@ -120,7 +120,8 @@ static void write_count_grants(bg_fw *fw, const bg_hal *hal, bool first)
             most = most > one ? most : one;
             carry = left < most ? left : most;
         }
-        const uint64_t have = q + carry; /* < 2^49 */
+        /* Below no_cap, so COUNT_GRANT stays a cap whatever count_carry_max is. */
+        const uint64_t have = carry < no_cap - 1u - q ? q + carry : no_cap - 1u;
         fw->cfg.count_have[i] = have;
         bg_hal_write(hal, BG_TENANT_COUNT_GRANT(i), (uint32_t)(have >> 16));
     }
