@@ -22,8 +22,8 @@ requires (a set that does not fit is refused: exit 2, tested below). Properties,
 - wild: a steady tenant's whole throughput (deferrals allowed: WildCBS's latency is its known
   weakness); a held tenant, which asks more than its base, is not protected there: bursting
   neighbours drain the global budget first at every window (docs/contracts.md);
-- every tenant stays within its burst contract: its I/Os within its burst IOPS (base under
-  BaseCBS) plus one window's count -- the count gate, dpu.iops_cap, on by default; its bytes
+- every tenant stays within its burst contract: its I/Os within its burst IOPS plus the count
+  carry -- the count gate, dpu.iops_cap, on by default; its bytes
   within burst MB/s, its CPU time within the burst cost vector (the envelope), up to one carry
   bucket;
 - the SA never served more than its capacity (utilization <= 1 per dimension, 1 % for work
@@ -355,11 +355,11 @@ def check_case(case, tmp_path, engine="model", iops_cap=True):
         base = envelope(t["product"], t["iops"], t["mbps"])
         worst = [max(io_cost(t["product"], MAX_SIZE, w)[d] for w in (False, True)) for d in range(4)]
         # Within the IOPS it bought at every size (the count gate, docs/contracts.md): its burst
-        # IOPS (its base under BaseCBS) over the measured period, plus the count carry -- one
+        # IOPS (under BaseCBS too) over the measured period, plus the count carry -- one
         # window's count, as many windows of its base count as its cost carry holds windows of
         # base (a largest I/O costing more than a window of base), or COUNT_CARRY_IOS, the
         # largest -- and two I/Os of edge effect.
-        cap = t["iops"] if sched == "base" else t["burst"][0]
+        cap = t["burst"][0]
         depth = max([1.0] + [worst[d] / (base[d] * window_s) for d in range(4) if base[d] > 0])
         count_carry = max(cap * window_s, t["iops"] * window_s * depth, COUNT_CARRY_IOS)
         assert got["iops"] <= cap * 1.001 + (count_carry + 2) / measured_s, \

@@ -82,7 +82,7 @@ typedef struct bg_fw_config {
      * never pass the global check; zero, WildCBS as printed, at the usual window lengths. */
     bg_vec global_carry_max;
     /* The exact IOPS cap (docs/contracts.md), off when NULL: [n] per tenant, the I/Os per
-     * window the scheduler allows it (its burst IOPS times the window; base IOPS under BaseCBS)
+     * window the scheduler allows it (burstgate-sim: its burst IOPS times the window)
      * in 1/65536 I/O; and [n] caller storage for what the tenant has for the running window, in
      * 1/65536 I/O (its COUNT_GRANT plus the fraction not granted). Every window (and at init)
      * each tenant's TENANT.COUNT_GRANT is written as a token bucket: count_q16 plus what the

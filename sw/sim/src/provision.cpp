@@ -393,8 +393,9 @@ void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmw
     // Still Water as printed (dualbucket without tenant_contracts) consults no tenant contract.
     if (sc.dpu.iops_cap && (sched != Scheduler::kDualBucket || sc.db.tenant_contracts)) {
         // The exact IOPS cap (docs/contracts.md): the I/Os a window the scheduler allows the
-        // tenant, its burst IOPS (base under BaseCBS; under credit mode the credits still
-        // bound it through the cost vector), in 1/65536 I/O. No IOPS figure, no cap. The
+        // tenant, its burst IOPS under every scheduler (BaseCBS's static share of the capacity,
+        // proportional to the bases and capped at the burst, may exceed the base; under credit
+        // mode the credits still bound it through the cost vector), in 1/65536 I/O. No IOPS figure, no cap. The
         // firmware counts a window's I/Os from the header bytes the cost table charges each.
         //
         // The count a window leaves unused carries (window.h), up to the largest of: one window's
@@ -413,7 +414,7 @@ void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmw
         f.count_carry_max.assign(n, 0);
         for (std::size_t i = 0; i < n; i++) {
             const Tenant &t = sc.tenants[i];
-            const double iops = sched == Scheduler::kBase ? t.base.iops : t.burst.iops;
+            const double iops = t.burst.iops;
             const double q = iops * w_s * 65536.0;
             f.count_q16[i] = iops > 0 && q < 1.8e19 ? static_cast<std::uint64_t>(q) : UINT64_MAX;
             double depth = 1.0;
