@@ -101,7 +101,9 @@ typedef struct bg_fw_config {
     const uint64_t *count_carry_max;
     /* The bytes of one header, as the cost table charges them to each link per I/O
      * (bg_cost_load_linear's header_bytes). 0: the count cannot be derived; only the fraction
-     * of an I/O carries (an unused count is lost). */
+     * of an I/O carries (an unused count is lost). Must be 0 with a table whose byte
+     * dimensions do not follow cost_table.h's linear layout (bg_cost_load_vop's zeros would read
+     * as no I/O admitted, and every window would carry the whole bound). */
     uint32_t count_header;
     /* dualbucket only. 0: Still Water as printed, the segment-level buckets alone (the datapath's
      * DUALBUCKET mode, which consults no tenant grant). 1: the buckets on top of the tenants'
