@@ -60,22 +60,70 @@ static void write_granted(bg_fw *fw, const bg_hal *hal, uint32_t i, const bg_vec
     write_vec(hal, BG_TENANT_GRANT(0), i, &g);
 }
 
-/* The exact IOPS cap: every tenant's COUNT_GRANT for the next window, the whole I/Os of its
- * rate plus the fraction carried from the windows before (kept below one I/O, so the grants
- * sum to the rate times the time, to within one I/O). Written while admission is held: the
- * datapath reads COUNT_GRANT live, so the grant applies from the COMMIT on. */
-static void write_count_grants(bg_fw *fw, const bg_hal *hal)
+/* The I/Os tenant i was admitted in the window that just ended, from its USAGE: every I/O
+ * charges one header to each link and its data once to a link and once to the software limiter
+ * (cost_table.h), so ingress + egress - swlimit = 2 x header per I/O, read or write, whatever
+ * source paid -- no count register needed. The datapath scales each dimension by its factor f
+ * (Q4.12, floored): an I/O then charges 2 floor(h f) + b, b in {0, 1} (b = 0 when h f is whole),
+ * so the sum S of n I/Os gives n <= S / (2 floor(h f)) < n + 1 whenever n < 2 floor(h f) (always at
+ * f = 1.0: b = 0); beyond that the quotient may exceed n by n / (2 floor(h f)) (at most 1/256 of n
+ * at the usual 128-byte header and f >= 1.0), which only shortens the carry. Clamped to `granted`,
+ * which the gate never exceeds. Without a header (count_header 0), with the link and limiter
+ * factors unequal (the cost adjustment keeps them equal) or with a saturated counter the count
+ * is unknown: `granted` (all used), so only the fraction carries. */
+static uint32_t admitted_ios(const bg_fw *fw, const bg_hal *hal, uint32_t i, uint32_t granted)
+{
+    const uint32_t f = fw->count_factor;
+    const uint64_t per_io = 2u * (((uint64_t)fw->cfg.count_header * f) >> BG_FACTOR_FRAC_BITS);
+    if (per_io == 0)
+        return granted;
+    const uint32_t in = bg_hal_read(hal, BG_TENANT_USAGE(i * BG_COST_DIMS + BG_DIM_INGRESS));
+    const uint32_t eg = bg_hal_read(hal, BG_TENANT_USAGE(i * BG_COST_DIMS + BG_DIM_EGRESS));
+    const uint32_t sw = bg_hal_read(hal, BG_TENANT_USAGE(i * BG_COST_DIMS + BG_DIM_SWLIMIT));
+    const uint64_t sum = (uint64_t)in + eg;
+    if (in == UINT32_MAX || eg == UINT32_MAX || sw == UINT32_MAX || sum < sw)
+        return granted;
+    const uint64_t n = (sum - sw) / per_io;
+    return n < granted ? (uint32_t)n : granted;
+}
+
+/* The exact IOPS cap: every tenant's COUNT_GRANT for the next window, a token bucket in
+ * 1/65536 I/O. count_have[i] is what the tenant had for the window that just ended: the
+ * COUNT_GRANT written (its whole part) plus the fraction not granted. What it left of that --
+ * the fraction, and the count a window leaves unused (a closed-loop tenant's arrivals do not
+ * line up with windows; a window whose byte grant binds leaves count) -- carries, up to
+ * count_carry_max[i] (default count_q16[i], one window's worth), and at least one I/O: so over
+ * any k windows the tenant is admitted at most k windows' worth plus that bound
+ * (docs/contracts.md). `first`: at init, nothing used, nothing carried. Written while
+ * admission is held: the datapath reads COUNT_GRANT live, so the grant applies from the
+ * COMMIT on. */
+static void write_count_grants(bg_fw *fw, const bg_hal *hal, bool first)
 {
     if (!fw->cfg.count_q16)
         return;
+    const uint64_t one = (uint64_t)1 << 16, no_cap = (uint64_t)UINT32_MAX << 16;
     for (uint32_t i = 0; i < fw->n; i++) {
         const uint64_t q = fw->cfg.count_q16[i];
-        const uint64_t acc = q > UINT64_MAX - 0xFFFFu ? q : q + fw->cfg.count_frac[i];
-        const uint64_t whole = acc >> 16;
-        fw->cfg.count_frac[i] = (uint32_t)(acc & 0xFFFFu);
-        /* UINT32_MAX, the register's reset, is no cap: a rate that high (or UINT64_MAX,
-         * for a tenant without an IOPS figure) writes it. */
-        bg_hal_write(hal, BG_TENANT_COUNT_GRANT(i), whole < UINT32_MAX ? (uint32_t)whole : UINT32_MAX);
+        /* UINT32_MAX, the register's reset, is no cap: a rate that high (or UINT64_MAX, for a
+         * tenant without an IOPS figure) writes it, and nothing carries. */
+        if (q >= no_cap) {
+            fw->cfg.count_have[i] = q;
+            bg_hal_write(hal, BG_TENANT_COUNT_GRANT(i), UINT32_MAX);
+            continue;
+        }
+        uint64_t carry = 0;
+        if (!first) {
+            const uint64_t have = fw->cfg.count_have[i];
+            const uint32_t granted = (uint32_t)(have >> 16);
+            const uint64_t left = have - ((uint64_t)admitted_ios(fw, hal, i, granted) << 16);
+            uint64_t most = fw->cfg.count_carry_max ? fw->cfg.count_carry_max[i] : q;
+            most = most > one ? most : one;
+            carry = left < most ? left : most;
+        }
+        /* Below no_cap, so COUNT_GRANT stays a cap whatever count_carry_max is. */
+        const uint64_t have = carry < no_cap - 1u - q ? q + carry : no_cap - 1u;
+        fw->cfg.count_have[i] = have;
+        bg_hal_write(hal, BG_TENANT_COUNT_GRANT(i), (uint32_t)(have >> 16));
     }
 }
 
@@ -180,7 +228,7 @@ int bg_fw_init(bg_fw *fw, const bg_fw_config *cfg, bg_bios_tenant *t, bg_bios_us
         fw->err_field = "carry_max";
         return BG_FW_E_CARRY;
     }
-    if ((cfg->count_q16 == NULL) != (cfg->count_frac == NULL)) {
+    if ((cfg->count_q16 == NULL) != (cfg->count_have == NULL)) {
         fw->err_field = "count_q16";
         return BG_FW_E_COUNT;
     }
@@ -257,10 +305,8 @@ int bg_fw_init(bg_fw *fw, const bg_fw_config *cfg, bg_bios_tenant *t, bg_bios_us
     write_pool(hal, BG_CTRL_GLOBAL(0), &global);
     if (cfg->costadj)
         bg_ca_init(&fw->ca, &cfg->ca, hal);
-    if (cfg->count_q16)
-        for (uint32_t i = 0; i < n; i++)
-            cfg->count_frac[i] = 0;
-    write_count_grants(fw, hal);
+    fw->count_factor = BG_CA_ONE;
+    write_count_grants(fw, hal, true);
     bg_hal_write(hal, BG_CTRL_WINDOW, BG_WINDOW_COMMIT);
     return BG_FW_OK;
 }
@@ -381,6 +427,14 @@ void bg_fw_window(bg_fw *fw, const bg_hal *hal)
     bg_hal_write(hal, BG_CTRL_WINDOW, BG_WINDOW_TICK);
     wait_drained(fw, hal);
     read_active(fw, hal);
+    /* The factor the links and the limiter were charged at in the window that just ended
+     * (admitted_ios), before the cost adjustment below changes it for the next. */
+    if (fw->cfg.count_q16) {
+        const uint32_t f = bg_hal_read(hal, BG_COST_FACTOR(BG_DIM_INGRESS));
+        const bool same = bg_hal_read(hal, BG_COST_FACTOR(BG_DIM_EGRESS)) == f &&
+                          bg_hal_read(hal, BG_COST_FACTOR(BG_DIM_SWLIMIT)) == f;
+        fw->count_factor = same ? f : 0u;
+    }
     if (fw->cfg.scheduler == BG_SCHED_DUALBUCKET || fw->cfg.costadj)
         bg_lh_read_hal(hal, BG_CTRL_HIST_ALL(0), &fw->hist);
     if (fw->cfg.costadj)
@@ -392,7 +446,7 @@ void bg_fw_window(bg_fw *fw, const bg_hal *hal)
     case BG_FW_SCHED_DDRR: window_ddrr(fw, hal); break;
     default: window_base(fw, hal); break;
     }
-    write_count_grants(fw, hal);
+    write_count_grants(fw, hal, false);
     bg_hal_write(hal, BG_CTRL_WINDOW, BG_WINDOW_COMMIT);
     fw->windows++;
 }

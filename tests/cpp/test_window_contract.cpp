@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -32,7 +33,7 @@ struct Rig {
     std::vector<std::uint16_t> sched, burst;
     std::vector<bg_vec> carry, granted;
     std::vector<std::uint64_t> count_q16;  // the IOPS cap, off when empty
-    std::vector<std::uint32_t> count_frac;
+    std::vector<std::uint64_t> count_have;
     bg_fw fw{};
 
     // n tenants, each with base = burst = `contract` (per window) but tenant 1's burst
@@ -40,7 +41,7 @@ struct Rig {
     Rig(std::uint32_t n, std::uint32_t scheduler, const bg_vec &contract, const bg_vec &burst1, bool carry_on,
         bool composed = false, std::vector<std::uint64_t> count = {})
         : dev(open_device("model", AgentParams{n, 1, 1, 16})), hal(dev->hal()), t(n), u(n), sched(n), burst(n),
-          carry(n, kIo), granted(n), count_q16(std::move(count)), count_frac(count_q16.size())
+          carry(n, kIo), granted(n), count_q16(std::move(count)), count_have(count_q16.size())
     {
         for (std::uint32_t i = 0; i < n; i++) {
             t[i].res_base = contract;
@@ -55,7 +56,8 @@ struct Rig {
         }
         if (!count_q16.empty()) {
             cfg.count_q16 = count_q16.data();
-            cfg.count_frac = count_frac.data();
+            cfg.count_have = count_have.data();
+            cfg.count_header = kIo.d[BG_DIM_INGRESS] / 2;  // flat table: 4096 + 4096 - 4096 per I/O
         }
         if (scheduler == BG_SCHED_DUALBUCKET) {
             cfg.db.main_size = ios(50);
@@ -78,15 +80,25 @@ struct Rig {
     // `windows` windows in which every tenant offers `offer` I/Os; admitted I/Os per tenant.
     std::vector<int> run(int windows, int offer)
     {
+        return run(windows, [offer](int, std::uint32_t) { return offer; });
+    }
+
+    // The same with offer(window, tenant) I/Os, the k-th of them shaped by `shape` (its
+    // size and direction; the flat table charges every I/O alike).
+    std::vector<int> run(int windows, const std::function<int(int, std::uint32_t)> &offer,
+                         const std::function<void(IoDesc &, int)> &shape = {})
+    {
         const auto n = static_cast<std::uint32_t>(t.size());
         std::vector<int> admitted(n, 0);
         for (int w = 0; w < windows; w++) {
             std::vector<IoDesc> in;
             for (std::uint32_t i = 0; i < n; i++)
-                for (int k = 0; k < offer; k++) {
+                for (int k = 0; k < offer(w, i); k++) {
                     IoDesc d;
                     d.tenant = static_cast<std::uint16_t>(i);
                     d.segment = static_cast<std::uint16_t>(k % 8);
+                    if (shape)
+                        shape(d, k);
                     in.push_back(d);
                 }
             std::vector<IoDecision> out;
@@ -165,6 +177,73 @@ TEST(WindowContract, CountCapIsExactWithItsFractionCarried)
         EXPECT_EQ(within.dev->read32(BG_TENANT_THROTTLE_N(0)), 0u) << "scheduler " << c.sched;
         Rig plain(2, c.sched, ios(10), ios(40), true, c.composed);
         EXPECT_GT(plain.run(1000, 10)[0], 5000) << "scheduler " << c.sched;
+    }
+}
+
+// The count a window leaves unused carries: capped at 5 I/Os a window (its cost vector buys 10),
+// a tenant offering 10 every other window and nothing in between gets 10 in each busy window
+// (5 + the 5 the idle one left), 5 a window on average -- with only the fraction carried it
+// got 5 in each busy window, half its IOPS. Under every scheduler.
+TEST(WindowContract, CountCapCarriesTheCountAWindowLeaves)
+{
+    const std::uint64_t cap = 5ull << 16;
+    for (const std::uint32_t sched : {BG_SCHED_BIOS, BG_SCHED_BASE, BG_SCHED_WILD}) {
+        Rig r(2, sched, ios(10), ios(40), true, false, {cap, UINT64_MAX});
+        const int got = r.run(1000, [](int w, std::uint32_t) { return w % 2 ? 0 : 10; })[0];
+        EXPECT_EQ(got, 5 + 499 * 10) << "scheduler " << sched;  // window 0 has nothing carried
+    }
+}
+
+// The carry is bounded: idle for 20 windows, then asking for 100 a window, a tenant capped at
+// 5 a window gets 5 + 5 (count_carry_max NULL: one window's worth) in its first busy window
+// and 5 in each after; with count_carry_max 12, 5 + 12. Over the k busy windows: 5 k + the bound.
+TEST(WindowContract, CountCarryIsBounded)
+{
+    const std::uint64_t cap = 5ull << 16;
+    for (const std::uint64_t most : {std::uint64_t{0}, std::uint64_t{12} << 16}) {
+        Rig r(2, BG_SCHED_BASE, ios(40), ios(40), true, false, {cap, UINT64_MAX});
+        std::vector<std::uint64_t> carry_max{most, most};
+        if (most)
+            r.fw.cfg.count_carry_max = carry_max.data();
+        const int extra = most ? 12 : 5;
+        EXPECT_EQ(r.run(20, 0)[0], 0);
+        EXPECT_EQ(r.run(1, 100)[0], 5 + extra);
+        EXPECT_EQ(r.run(30, 100)[0], 5 * 30);
+    }
+}
+
+// The count comes from USAGE through the cost table's header bytes: with a linear table
+// (bg_cost_load_linear, 128-byte headers), reads and writes of 512 B to 4 KiB (odd sizes
+// included) and the link and limiter factors at 1.0, 1.5 (128 x 1.5 whole: exact) and
+// 4097/4096 and 1.22 (not whole: each I/O charges 2 x 128 or 2 x 156, plus 0 or 1, and fewer than
+// 256 I/Os a window are still counted exactly), a tenant capped at 7.5 a window offering 3 and
+// 20 by turns gets 3 + 12 (7.5 + the 4.5 the quiet window left) per two windows. A wrong header
+// (count_header 64: twice the count read) carries 1.5, not 4.5.
+TEST(WindowContract, CountFromUsageHoldsForReadsWritesSizesAndFactors)
+{
+    const std::uint64_t cap = 15ull << 15;  // 7.5 I/Os a window
+    const bg_linear_profile prof{100, 0};
+    auto shape = [](IoDesc &d, int k) {
+        static constexpr std::uint32_t kSizes[] = {512, 1000, 4096, 3000};
+        d.size = kSizes[k % 4];
+        d.write = (k / 4) % 2 != 0;
+    };
+    auto offer = [](int w, std::uint32_t) { return w % 2 ? 3 : 20; };
+    for (const std::uint32_t factor : {4096u, 6144u, 4097u, 5000u}) {
+        for (const std::uint32_t header : {128u, 64u}) {
+            Rig r(2, BG_SCHED_BIOS, ios(40), ios(40), true, false, {cap, UINT64_MAX});
+            ASSERT_EQ(bg_cost_load_linear(&r.hal, 0, &prof, &prof, 128), BG_COST_OK);
+            for (unsigned d = BG_DIM_INGRESS; d <= BG_DIM_SWLIMIT; d++)
+                ASSERT_EQ(bg_cost_set_factor(&r.hal, d, factor), BG_COST_OK);
+            r.fw.cfg.count_header = header;
+            const int got = r.run(400, offer, shape)[0];
+            if (header == 128) {
+                EXPECT_GE(got, 15 * 200 - 8) << "factor " << factor;  // the first window carries nothing
+                EXPECT_LE(got, 15 * 200) << "factor " << factor;
+            } else {
+                EXPECT_LT(got, 13 * 200) << "factor " << factor;
+            }
+        }
     }
 }
 

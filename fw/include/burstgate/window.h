@@ -22,6 +22,8 @@
  *   WINDOW = COMMIT                    grants refill, counters clear, admission resumes
  * Grant carry (cfg.carry_max): every grant the loop writes is the scheduler's grant plus
  * min(carry_max, grant written last window - usage of the window that just ended).
+ * IOPS cap (cfg.count_q16), any scheduler: the factor of the links and the limiter, every
+ * tenant's USAGE ingress, egress, swlimit (the I/Os it was admitted), then COUNT_GRANT.
  * A tenant the loop does not rewrite keeps its grant (the datapath refills it every window),
  * which is how a tenant BIOS dropped from its schedule list (§6.6) costs no work.
  *
@@ -56,7 +58,7 @@ enum {
     BG_FW_E_COSTADJ = -12,    /* bg_ca_config_error() names the field */
     BG_FW_E_CARRY = -13,      /* carry_max and granted: both set or both NULL */
     BG_FW_E_LIBRA = -14,      /* bg_libra_init() names the field */
-    BG_FW_E_COUNT = -15       /* count_q16 and count_frac: both set or both NULL */
+    BG_FW_E_COUNT = -15       /* count_q16 and count_have: both set or both NULL */
     /* otherwise a BG_BIOS_E_* code from bg_bios_init / bg_basecbs_alloc */
 };
 
@@ -80,13 +82,29 @@ typedef struct bg_fw_config {
      * never pass the global check; zero, WildCBS as printed, at the usual window lengths. */
     bg_vec global_carry_max;
     /* The exact IOPS cap (docs/contracts.md), off when NULL: [n] per tenant, the I/Os per
-     * window the scheduler allows it (its burst IOPS times the window; base IOPS under BaseCBS)
-     * in 1/65536 I/O; and [n] caller storage for the fraction of an I/O carried between
-     * windows. Every window (and at init) each tenant's TENANT.COUNT_GRANT is written with the
-     * whole I/Os of count_q16 plus the carried fraction, the new fraction carried on, so a
-     * 2288 IOPS tenant in 1 ms windows is granted 2, 2, 3, ... and 2288 a second. */
+     * window the scheduler allows it (burstgate-sim: its burst IOPS times the window)
+     * in 1/65536 I/O; and [n] caller storage for what the tenant has for the running window, in
+     * 1/65536 I/O (its COUNT_GRANT plus the fraction not granted). Every window (and at init)
+     * each tenant's TENANT.COUNT_GRANT is written as a token bucket: count_q16 plus what the
+     * tenant left of the last window's count -- the fraction of an I/O, and the I/Os it was
+     * granted but not admitted, which the loop derives from USAGE (ingress + egress - swlimit
+     * is 2 x count_header per I/O) -- at most count_carry_max (one I/O, if that is less). So a
+     * 2288 IOPS tenant in 1 ms windows is granted 2, 2, 3, ... and 2288 a second, and over any
+     * T it is admitted at most IOPS x T + count_carry_max. */
     const uint64_t *count_q16;
-    uint32_t *count_frac;
+    uint64_t *count_have;
+    /* [n] per tenant, the most of the count it leaves unused that carries, in 1/65536 I/O;
+     * NULL: count_q16, one window's worth. burstgate-sim sets one window's worth, or more where
+     * the cost carry holds more than a window of base (a base that buys less than one largest
+     * I/O a window): as many windows' worth as that carry holds, so the count accrued while the
+     * bytes for one largest I/O accrue is not lost (docs/contracts.md). */
+    const uint64_t *count_carry_max;
+    /* The bytes of one header, as the cost table charges them to each link per I/O
+     * (bg_cost_load_linear's header_bytes). 0: the count cannot be derived; only the fraction
+     * of an I/O carries (an unused count is lost). Must be 0 with a table whose byte
+     * dimensions do not follow cost_table.h's linear layout (bg_cost_load_vop's zeros would read
+     * as no I/O admitted, and every window would carry the whole bound). */
+    uint32_t count_header;
     /* dualbucket only. 0: Still Water as printed, the segment-level buckets alone (the datapath's
      * DUALBUCKET mode, which consults no tenant grant). 1: the buckets on top of the tenants'
      * contracts (docs/contracts.md): the datapath runs in BIOS mode with no lenders, the main
@@ -112,6 +130,7 @@ typedef struct bg_fw {
     bg_libra libra;
     bg_lhist hist;          /* the last window's HIST_ALL */
     uint64_t active[BG_BIOS_BITMAP_WORDS];
+    uint32_t count_factor;  /* the link and limiter cost factor of the running window (0: unequal) */
     uint32_t windows;       /* windows run */
     uint32_t drain_timeouts; /* windows whose TICK did not drain within BG_FW_DRAIN_POLLS reads */
     const char *err_field;  /* with BG_FW_E_DUALBUCKET / BG_FW_E_COSTADJ */

@@ -74,7 +74,7 @@ struct Firmware {
     std::vector<bg_vec> carry_max, granted;  // the grant carry (window.h), when the scenario has it on
     std::vector<bg_libra_tenant> libra;     // scheduler: ddrr (libra.h)
     std::vector<std::uint64_t> count_q16;    // the exact IOPS cap (window.h), when dpu.iops_cap is on
-    std::vector<std::uint32_t> count_frac;
+    std::vector<std::uint64_t> count_have, count_carry_max;
     Firmware() = default;
     Firmware(const Firmware &) = delete;
     Firmware &operator=(const Firmware &) = delete;

@@ -47,7 +47,7 @@ struct Dpu {
     bool cost_adjust = false;        // delay-based cost adjustment (target_delay_us)
     bool envelope = true;            // provision: envelope (docs/contracts.md); false: io4k, the 4 KiB CPU price
     bool grant_carry = true;         // the firmware's grant carry (window.h)
-    bool iops_cap = false;           // the datapath's IOPS cap, TENANT.COUNT_GRANT (window.h); opt-in: docs/contracts.md
+    bool iops_cap = true;            // the datapath's IOPS cap, TENANT.COUNT_GRANT (window.h); docs/contracts.md
     std::uint32_t queue_depth = 4095;   // LB.DEPTH: outstanding I/Os per SA thread
     std::uint32_t header_bytes = 128;   // per request/response message on the links
     double bios_alpha = 0.5;            // BIOS line-7 decay
