@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "burstgate/bios.h"
 #include "burstgate/regs.h"
 #include "burstgate/window.h"
 #include "nbd_proto.hpp"
@@ -119,6 +120,7 @@ Engine::Engine(const bg::sim::Scenario &sc, const EngineOptions &opt, std::vecto
         free_tags_.push_back(static_cast<std::uint16_t>(k));
     st_.resize(n);
     last_.resize(n);
+    window_deferrals_.resize(n);
     thread_completed_.assign(sc_.dpu.threads, 0);
     sink_.e = this;
     sa_ = std::make_unique<bg::sim::SaStages>(sc_.dpu, qb, sink_);
@@ -286,6 +288,8 @@ std::size_t Engine::offer_locked(std::vector<Request *> &rs, bool from_window, s
                 ts.deferred_ios++;
             r->deferred = true;
             deferred_.push_back(r);
+            window_deferrals_[r->tenant].push_back(
+                bg::sim::io_cost(sc_.dpu, sc_.tenants[r->tenant], r->desc_size, is_write(r->type)));
             continue;
         }
         ts.admitted_by[dec.source & 3]++;
@@ -447,6 +451,7 @@ void Engine::window_loop()
         std::this_thread::sleep_until(next);
         {
             std::lock_guard<std::mutex> g(dev_mu_);
+            below_burst_locked();
             bg_fw_window(&fw_.fw, &hal_);
             windows_++;
             // Deferred requests go again, in deferral order, under the new grants.
@@ -467,6 +472,37 @@ void Engine::window_loop()
         }
         if (now - second_t0_ >= std::chrono::seconds(1))
             roll_second();
+    }
+}
+
+// A deferral is the tenant's own contract at work when the I/O would have taken the tenant
+// past its burst in the window it was deferred in: at the window's end (every admission is made
+// under dev_mu_, so the USAGE registers now hold the window's final usage, from every source)
+// usage + the I/O's estimated cost exceeds the per-window burst cap in some dimension. Any other
+// deferral held the tenant back below its burst: the capacity went elsewhere (neighbours, the
+// reserve, the host's limit). Counted so, a deferral is never wrongly called below the burst:
+// the usage at the moment of the decision was at most the final one. This tells a tenant whose
+// clients send in bursts (a closed loop whose whole queue is about one window's burst grant:
+// deferred in the windows where it reaches its burst, idle in those where it waits on its
+// clients) from one the scheduler withholds spare capacity from; the run's averages cannot.
+void Engine::below_burst_locked()
+{
+    std::lock_guard<std::mutex> s(st_mu_);
+    for (std::size_t i = 0; i < window_deferrals_.size(); i++) {
+        std::vector<bg_vec> &costs = window_deferrals_[i];
+        if (costs.empty())
+            continue;
+        bg_vec usage, cap;
+        for (unsigned d = 0; d < BG_COST_DIMS; d++)
+            usage.d[d] = bg_hal_read(&hal_, BG_TENANT_USAGE(0) + 4u * (static_cast<std::uint32_t>(i) * BG_COST_DIMS + d));
+        bg_burst_cap(&fw_.t[i], &cap);
+        for (const bg_vec &c : costs) {
+            bool fits = true;
+            for (unsigned d = 0; d < BG_COST_DIMS; d++)
+                fits = fits && std::uint64_t{usage.d[d]} + c.d[d] <= cap.d[d];
+            st_[i].deferred_below_burst += fits;
+        }
+        costs.clear();
     }
 }
 
@@ -688,6 +724,7 @@ std::string Engine::report_json()
         tr.lat = t.lat;
         tr.throttled = t.throttled;
         tr.deferred_ios = t.deferred_ios;
+        tr.deferred_below_burst = t.deferred_below_burst;
         for (int k = 0; k < 4; k++)
             tr.admitted_by[k] = t.admitted_by[k];
         tr.buffer_borrows = t.buffer_borrows;

@@ -112,6 +112,10 @@ public:
 private:
     struct TenantStats {
         std::uint64_t completed = 0, bytes = 0, throttled = 0, deferred_ios = 0, generated = 0;
+        // Deferrals of an I/O that its burst would still have covered on top of all the tenant
+        // used in that window (see below_burst_locked): held back below its burst, by its
+        // neighbours or the host, not by its own contract.
+        std::uint64_t deferred_below_burst = 0;
         std::uint64_t admitted_by[4] = {};
         std::uint64_t buffer_borrows = 0;  // admissions whose buffer came from the shared pool
         bg::sim::LatencyHist lat;
@@ -147,6 +151,9 @@ private:
     // `ready`: I/Os the stages released meanwhile, for the caller to answer once dev_mu_ is free.
     std::size_t offer_locked(std::vector<Request *> &rs, bool from_window, std::vector<Request *> &ready);
     void window_loop();
+    // dev_mu_ held, before the window's COMMIT: counts the window's deferrals that fit the
+    // tenant's burst beside its final usage (TenantStats::deferred_below_burst).
+    void below_burst_locked();
     void thread_setup();
     void pacer_loop();
     void backend_loop();
@@ -172,6 +179,8 @@ private:
     bg_hal hal_{};
     bg::sim::Firmware fw_;
     std::vector<Request *> deferred_;
+    // Per tenant, the estimated cost of every deferral decision in the current window.
+    std::vector<std::vector<bg_vec>> window_deferrals_;
     std::vector<std::unique_ptr<Request>> slots_;
     std::vector<std::uint16_t> free_tags_;
     std::condition_variable tag_cv_;
