@@ -96,3 +96,14 @@ def test_a_report_without_the_below_burst_count_is_judged_on_every_deferral():
     del rep["tenants"][1]["deferred_below_burst"]
     rep["tenants"][1]["deferred_ios"] = 500
     assert any("t5k held back" in m for m in missed(res)), missed(res)
+
+
+def test_one_case_alone_is_judged_on_its_own_criteria():
+    # compare_qemu.py --case 1 / --case 2 leaves the other case out of the results.
+    res = good_run()
+    case2 = {"56 connections": res["56 connections"]}
+    lines = compare_qemu.judge(case2, 3000, SC56)
+    assert lines and all(what.startswith("case 2") for _, what in lines)
+    case1 = {k: v for k, v in res.items() if k != "56 connections"}
+    lines = compare_qemu.judge(case1, 3000, SC56)
+    assert len(lines) == 4 and all(what.startswith("case 1") for _, what in lines)
