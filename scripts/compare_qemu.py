@@ -90,13 +90,15 @@ def judge(res: dict, victim_iops: int, sc56: dict) -> list[tuple[bool, str]]:
     Case 2, for burstgate: every tenant gets >= 95 % of its base entitlement at the mean size it
     did (min(base IOPS, base MB/s / size), docs/contracts.md) in IOPS or MB/s; none is above its
     burst IOPS or MB/s; and the capacity left over is not withheld: every tenant the scheduler
-    held back below its burst (deferrals above 1 % of its I/Os of an I/O its burst would have
-    covered beside all it used in that window: the report's deferred_below_burst) is at >= 95 %
-    of its burst over the run, or the modelled bottleneck (the gateway's utilization report) is
-    >= 95 % busy. A deferral at the tenant's burst in its window is its contract, not withheld
-    capacity: a closed loop whose whole queue is about one window's burst grant (t20k: 16 I/Os
-    of ~20 kB against 300 kB per 1 ms window) is deferred in the windows where its clients send
-    together and idle in those where they wait, below its burst on average (docs/results.md).
+    held back while capacity was left (deferrals above 1 % of its I/Os of an I/O both its burst,
+    beside all it used in that window, and the capacity no tenant used in that window would have
+    covered: the report's deferred_withheld) is at >= 95 % of its burst over the run, or the
+    modelled bottleneck (the gateway's utilization report) is >= 95 % busy. A deferral at the
+    tenant's burst in its window, or in a window whose capacity is used up, is not withheld
+    capacity: a closed loop whose whole queue is about one window's burst grant (t20k: 16 I/Os of
+    ~20 kB against 300 kB per 1 ms window) is deferred in the windows where its requests arrive
+    together and idle in those where it waits on its clients, below its burst on average, and
+    the run's average utilization hides windows that were full (docs/results.md).
     A tenant neither held back nor at its burst is limited by its own clients."""
     out = []
     if BG in res:
@@ -139,13 +141,14 @@ def judge_case2(res: dict, sc56: dict) -> list[tuple[bool, str]]:
                     f"case 2: {name} within its burst {burst['iops']} IOPS / {burst['mbps']} MB/s"))
         h = held.get(name)
         # A report without the count (a gateway before it) is judged on every deferral.
-        below = h.get("deferred_below_burst", h.get("deferred_ios", 0)) if h is not None else 0
-        if h is not None and h.get("completed", 0) > 0 and below > 0.01 * h["completed"]:
+        withheld = h.get("deferred_withheld", h.get("deferred_ios", 0)) if h is not None else 0
+        if h is not None and h.get("completed", 0) > 0 and withheld > 0.01 * h["completed"]:
             at_burst = got["iops"] >= 0.95 * burst["iops"] or got["mbps"] >= 0.95 * burst["mbps"]
             out.append((at_burst or busiest[1] >= 0.95,
-                        f"case 2: {name} held back below its burst ({below} deferrals its burst covered, of "
-                        f"{h['completed']} I/Os; {h.get('deferred_ios', 0)} deferred in all) only at its burst or on a "
-                        f"full host (busiest modelled resource: {busiest[0]} {100 * busiest[1]:.0f} %)"))
+                        f"case 2: {name} held back while capacity was left ({withheld} deferrals its burst and the "
+                        f"window's unused capacity covered, of {h['completed']} I/Os; {h.get('deferred_ios', 0)} "
+                        f"deferred in all) only at its burst or on a full host (busiest modelled resource: "
+                        f"{busiest[0]} {100 * busiest[1]:.0f} %)"))
     return out
 
 
@@ -267,8 +270,9 @@ def main() -> None:
             print(f"| {name} | " + " | ".join(f"{r[k]['iops']:.0f} ({r[k]['mbps']:.1f})" for k in CONNS56) +
                   f" | {tot:.0f} |")
         rep = c56[BG].get("report") or {}
-        print("\nburstgate deferrals (I/Os deferred; deferrals of I/Os the tenant's burst covered in their window): "
-              + ", ".join(f"{t['name']} {t.get('deferred_ios')}; {t.get('deferred_below_burst')}"
+        print("\nburstgate deferrals (I/Os deferred; deferrals withheld: of I/Os the tenant's burst and the window's "
+              "unused capacity covered): "
+              + ", ".join(f"{t['name']} {t.get('deferred_ios')}; {t.get('deferred_withheld')}"
                           for t in rep.get("tenants", [])))
     print(f"\nburstgate window overruns: case 1 {res.get(BG, {}).get('window_overruns')}, "
           f"case 2 {res.get('56 connections', {}).get(BG, {}).get('window_overruns')}\n")

@@ -451,7 +451,7 @@ void Engine::window_loop()
         std::this_thread::sleep_until(next);
         {
             std::lock_guard<std::mutex> g(dev_mu_);
-            below_burst_locked();
+            withheld_locked();
             bg_fw_window(&fw_.fw, &hal_);
             windows_++;
             // Deferred requests go again, in deferral order, under the new grants.
@@ -475,32 +475,47 @@ void Engine::window_loop()
     }
 }
 
-// A deferral is the tenant's own contract at work when the I/O would have taken the tenant
-// past its burst in the window it was deferred in: at the window's end (every admission is made
-// under dev_mu_, so the USAGE registers now hold the window's final usage, from every source)
-// usage + the I/O's estimated cost exceeds the per-window burst cap in some dimension. Any other
-// deferral held the tenant back below its burst: the capacity went elsewhere (neighbours, the
-// reserve, the host's limit). Counted so, a deferral is never wrongly called below the burst:
-// the usage at the moment of the decision was at most the final one. This tells a tenant whose
-// clients send in bursts (a closed loop whose whole queue is about one window's burst grant:
-// deferred in the windows where it reaches its burst, idle in those where it waits on its
-// clients) from one the scheduler withholds spare capacity from; the run's averages cannot.
-void Engine::below_burst_locked()
+// A deferral withholds capacity when the deferred I/O would have fit both the tenant's burst
+// beside all the tenant used in the window it was deferred in, and the capacity no tenant used
+// in that window: at the window's end (every admission is made under dev_mu_, so the USAGE
+// registers now hold the window's final usage, from every source), in every dimension,
+// usage_i + cost <= the per-window burst cap and sum of usages + cost <= the schedulable total
+// (capacity less the reserve BIOS keeps for tenants coming back from idle, as in the
+// constructor). Every other deferral is the tenant's own burst or a full window at work.
+// Counted so, a deferral is never wrongly called withheld: the usages at the moment of the
+// decision were at most the final ones. It tells a tenant whose clients send in bursts (a
+// closed loop whose whole queue is about one window's burst grant: deferred in the windows where
+// its requests arrive together, idle in those where it waits on its clients; neighbours that do
+// the same fill some windows and leave others empty) from one the scheduler withholds spare
+// capacity from; the run's averages, of usage and of utilization, cannot.
+void Engine::withheld_locked()
 {
+    const std::size_t n = window_deferrals_.size();
+    bg_vec total_use{};
+    std::vector<bg_vec> use(n);
+    bool any = false;
+    for (std::size_t i = 0; i < n; i++) {
+        for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+            use[i].d[d] = bg_hal_read(&hal_, BG_TENANT_USAGE(0) + 4u * (static_cast<std::uint32_t>(i) * BG_COST_DIMS + d));
+            total_use.d[d] = bg::sim::sat32(double(total_use.d[d]) + use[i].d[d]);
+        }
+        any = any || !window_deferrals_[i].empty();
+    }
+    if (!any)
+        return;
     std::lock_guard<std::mutex> s(st_mu_);
-    for (std::size_t i = 0; i < window_deferrals_.size(); i++) {
+    for (std::size_t i = 0; i < n; i++) {
         std::vector<bg_vec> &costs = window_deferrals_[i];
-        if (costs.empty())
-            continue;
-        bg_vec usage, cap;
-        for (unsigned d = 0; d < BG_COST_DIMS; d++)
-            usage.d[d] = bg_hal_read(&hal_, BG_TENANT_USAGE(0) + 4u * (static_cast<std::uint32_t>(i) * BG_COST_DIMS + d));
+        bg_vec cap;
         bg_burst_cap(&fw_.t[i], &cap);
         for (const bg_vec &c : costs) {
             bool fits = true;
-            for (unsigned d = 0; d < BG_COST_DIMS; d++)
-                fits = fits && std::uint64_t{usage.d[d]} + c.d[d] <= cap.d[d];
-            st_[i].deferred_below_burst += fits;
+            for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+                const std::uint64_t room = fw_.fw.cfg.bios.total.d[d] - fw_.fw.bios.reserve.d[d];
+                fits = fits && std::uint64_t{use[i].d[d]} + c.d[d] <= cap.d[d] &&
+                       std::uint64_t{total_use.d[d]} + c.d[d] <= room;
+            }
+            st_[i].deferred_withheld += fits;
         }
         costs.clear();
     }
@@ -724,7 +739,7 @@ std::string Engine::report_json()
         tr.lat = t.lat;
         tr.throttled = t.throttled;
         tr.deferred_ios = t.deferred_ios;
-        tr.deferred_below_burst = t.deferred_below_burst;
+        tr.deferred_withheld = t.deferred_withheld;
         for (int k = 0; k < 4; k++)
             tr.admitted_by[k] = t.admitted_by[k];
         tr.buffer_borrows = t.buffer_borrows;

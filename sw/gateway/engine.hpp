@@ -112,10 +112,9 @@ public:
 private:
     struct TenantStats {
         std::uint64_t completed = 0, bytes = 0, throttled = 0, deferred_ios = 0, generated = 0;
-        // Deferrals of an I/O that its burst would still have covered on top of all the tenant
-        // used in that window (see below_burst_locked): held back below its burst, by its
-        // neighbours or the host, not by its own contract.
-        std::uint64_t deferred_below_burst = 0;
+        // Deferrals of an I/O that both its burst and the window's unused capacity would still have
+        // covered (see withheld_locked): capacity withheld from a tenant that still had demand.
+        std::uint64_t deferred_withheld = 0;
         std::uint64_t admitted_by[4] = {};
         std::uint64_t buffer_borrows = 0;  // admissions whose buffer came from the shared pool
         bg::sim::LatencyHist lat;
@@ -152,8 +151,8 @@ private:
     std::size_t offer_locked(std::vector<Request *> &rs, bool from_window, std::vector<Request *> &ready);
     void window_loop();
     // dev_mu_ held, before the window's COMMIT: counts the window's deferrals that fit the
-    // tenant's burst beside its final usage (TenantStats::deferred_below_burst).
-    void below_burst_locked();
+    // tenant's burst and the capacity left unused (TenantStats::deferred_withheld).
+    void withheld_locked();
     void thread_setup();
     void pacer_loop();
     void backend_loop();
