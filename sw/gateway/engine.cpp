@@ -121,6 +121,8 @@ Engine::Engine(const bg::sim::Scenario &sc, const EngineOptions &opt, std::vecto
     st_.resize(n);
     last_.resize(n);
     window_deferrals_.resize(n);
+    window_admitted_.assign(n, 0);
+    window_admitted_bytes_.assign(n, 0);
     thread_completed_.assign(sc_.dpu.threads, 0);
     sink_.e = this;
     sa_ = std::make_unique<bg::sim::SaStages>(sc_.dpu, qb, sink_);
@@ -289,10 +291,12 @@ std::size_t Engine::offer_locked(std::vector<Request *> &rs, bool from_window, s
             r->deferred = true;
             deferred_.push_back(r);
             window_deferrals_[r->tenant].push_back(
-                bg::sim::io_cost(sc_.dpu, sc_.tenants[r->tenant], r->desc_size, is_write(r->type)));
+                {bg::sim::io_cost(sc_.dpu, sc_.tenants[r->tenant], r->desc_size, is_write(r->type)), r->desc_size});
             continue;
         }
         ts.admitted_by[dec.source & 3]++;
+        window_admitted_[r->tenant]++;
+        window_admitted_bytes_[r->tenant] += r->desc_size;
         ts.buffer_borrows += dec.prefill;
         r->admit = now;
         r->egress = dec.egress;
@@ -501,14 +505,24 @@ void Engine::withheld_locked()
         }
         any = any || !window_deferrals_[i].empty();
     }
-    if (!any)
+    if (!any) {
+        std::fill(window_admitted_.begin(), window_admitted_.end(), 0);
+        std::fill(window_admitted_bytes_.begin(), window_admitted_bytes_.end(), 0);
         return;
+    }
+    const double window_s = static_cast<double>(sc_.window_ns) / 1e9;
     std::lock_guard<std::mutex> s(st_mu_);
     for (std::size_t i = 0; i < n; i++) {
-        std::vector<bg_vec> &costs = window_deferrals_[i];
+        std::vector<WindowDeferral> &costs = window_deferrals_[i];
         bg_vec cap;
         bg_burst_cap(&fw_.t[i], &cap);
-        for (const bg_vec &c : costs) {
+        // The base entitlement of one window, in I/Os and in bytes (docs/contracts.md).
+        const double base_n = sc_.tenants[i].base.iops * window_s;
+        const double base_bytes = sc_.tenants[i].base.mbps * 1e6 * window_s;
+        for (const WindowDeferral &wd : costs) {
+            const bg_vec &c = wd.cost;
+            st_[i].deferred_below_base += static_cast<double>(window_admitted_[i] + 1) <= base_n &&
+                                          static_cast<double>(window_admitted_bytes_[i] + wd.size) <= base_bytes;
             bool fits = true;
             for (unsigned d = 0; d < BG_COST_DIMS; d++) {
                 const std::uint64_t room = fw_.fw.cfg.bios.total.d[d] - fw_.fw.bios.reserve.d[d];
@@ -518,6 +532,7 @@ void Engine::withheld_locked()
             st_[i].deferred_withheld += fits;
         }
         costs.clear();
+        window_admitted_[i] = window_admitted_bytes_[i] = 0;
     }
 }
 
@@ -740,6 +755,7 @@ std::string Engine::report_json()
         tr.throttled = t.throttled;
         tr.deferred_ios = t.deferred_ios;
         tr.deferred_withheld = t.deferred_withheld;
+        tr.deferred_below_base = t.deferred_below_base;
         for (int k = 0; k < 4; k++)
             tr.admitted_by[k] = t.admitted_by[k];
         tr.buffer_borrows = t.buffer_borrows;

@@ -115,6 +115,10 @@ private:
         // Deferrals of an I/O that both its burst and the window's unused capacity would still have
         // covered (see withheld_locked): capacity withheld from a tenant that still had demand.
         std::uint64_t deferred_withheld = 0;
+        // Deferrals in a window in which the tenant had been admitted less than its base
+        // entitlement (base IOPS and base MB/s over one window) counting the deferred I/O: its
+        // base contract not met in that window, whatever the cost vectors say.
+        std::uint64_t deferred_below_base = 0;
         std::uint64_t admitted_by[4] = {};
         std::uint64_t buffer_borrows = 0;  // admissions whose buffer came from the shared pool
         bg::sim::LatencyHist lat;
@@ -151,7 +155,8 @@ private:
     std::size_t offer_locked(std::vector<Request *> &rs, bool from_window, std::vector<Request *> &ready);
     void window_loop();
     // dev_mu_ held, before the window's COMMIT: counts the window's deferrals that fit the
-    // tenant's burst and the capacity left unused (TenantStats::deferred_withheld).
+    // tenant's burst and the capacity left unused (TenantStats::deferred_withheld), and those
+    // below its base entitlement (TenantStats::deferred_below_base).
     void withheld_locked();
     void thread_setup();
     void pacer_loop();
@@ -179,7 +184,13 @@ private:
     bg::sim::Firmware fw_;
     std::vector<Request *> deferred_;
     // Per tenant, the estimated cost of every deferral decision in the current window.
-    std::vector<std::vector<bg_vec>> window_deferrals_;
+    struct WindowDeferral {
+        bg_vec cost;
+        std::uint32_t size;
+    };
+    std::vector<std::vector<WindowDeferral>> window_deferrals_;
+    // Per tenant, the I/Os and bytes admitted in the current window.
+    std::vector<std::uint64_t> window_admitted_, window_admitted_bytes_;
     std::vector<std::unique_ptr<Request>> slots_;
     std::vector<std::uint16_t> free_tags_;
     std::condition_variable tag_cv_;
