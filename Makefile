@@ -97,8 +97,8 @@ calibrate-check: cpp ## calibrate, then burstgate-sim on the profile must predic
 	PYTHONWARNINGS=error $(PY) -m pytest -q -s -m long tests/gateway/test_calibration.py
 
 .PHONY: compare-qemu
-compare-qemu: cpp ## issue 18's victim/neighbour on burstgate (bios, host profile: make calibrate first) and qemu-storage-daemon throttle groups: tables, then PASS/MISS per issue 18 criterion [SECONDS_EACH=]
-	$(PY) scripts/compare_qemu.py --build $(CMAKE_BUILD) --profile $(or $(PROFILE),$(BUILD)/host_profile.yaml) $(if $(SECONDS_EACH),--seconds $(SECONDS_EACH))
+compare-qemu: cpp ## issue 18's victim/neighbour on burstgate (bios, host profile: make calibrate first) and qemu-storage-daemon throttle groups: tables, then PASS/MISS per issue 18 criterion [SECONDS_EACH= CASE=1|2]
+	$(PY) scripts/compare_qemu.py --build $(CMAKE_BUILD) --profile $(or $(PROFILE),$(BUILD)/host_profile.yaml) $(if $(SECONDS_EACH),--seconds $(SECONDS_EACH)) $(if $(CASE),--case $(CASE))
 
 .PHONY: reproduce
 reproduce: cpp ## run the simulator reproductions of the papers' figures (scenarios/), one Dask task per experiment, print the tables and draw out/reproduce/*.png

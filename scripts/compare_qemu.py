@@ -19,7 +19,7 @@ Prints two markdown tables (victim IOPS, mean and P99 completion latency, neighb
 tenant IOPS and MB/s), then issue 18's criteria, each PASS or MISS (judge()), and writes --json.
 Exit status 1 when a criterion is missed, 2 on a missing tool or a server that does not start.
 
-Usage: compare_qemu.py --profile HOST.yaml [--build build/cmake] [--seconds 15] [--victim-iops 3000]
+Usage: compare_qemu.py --profile HOST.yaml [--build build/cmake] [--seconds 15] [--victim-iops 3000] [--case 1|2]
 """
 
 from __future__ import annotations
@@ -90,9 +90,25 @@ def judge(res: dict, victim_iops: int, sc56: dict) -> list[tuple[bool, str]]:
     Case 2, for burstgate: every tenant gets >= 95 % of its base entitlement at the mean size it
     did (min(base IOPS, base MB/s / size), docs/contracts.md) in IOPS or MB/s; none is above its
     burst IOPS or MB/s; and the capacity left over is not withheld: every tenant the scheduler
-    held back (deferrals above 1 % of its I/Os, from the gateway's report) is at >= 95 % of its
-    burst, or the modelled bottleneck (the gateway's utilization report) is >= 95 % busy.
-    A tenant neither held back nor at its burst is limited by its own clients (fio's iodepth)."""
+    held back while capacity was left (deferrals above 1 % of its I/Os of an I/O both its burst,
+    beside all it used in that window, and the capacity no tenant used in that window would have
+    covered: the report's deferred_withheld) is at >= 95 % of its burst over the run, or the
+    modelled bottleneck (the gateway's utilization report) is >= 95 % busy. A deferral at the
+    tenant's burst in its window, or in a window whose capacity is used up, is not withheld
+    capacity: a closed loop whose whole queue is about one window's burst grant (t20k: 16 I/Os of
+    ~20 kB against 300 kB per 1 ms window) is deferred in the windows where its requests arrive
+    together and idle in those where it waits on its clients, below its burst on average, and
+    the run's average utilization hides windows that were full (docs/results.md).
+    A tenant neither held back nor at its burst is limited by its own clients."""
+    out = []
+    if BG in res:
+        out += judge_case1(res, victim_iops)
+    if "56 connections" in res:
+        out += judge_case2(res, sc56)
+    return out
+
+
+def judge_case1(res: dict, victim_iops: int) -> list[tuple[bool, str]]:
     out = []
     b, q = res[BG], res[QEMU]
     out.append((b["victim_iops"] >= 0.97 * victim_iops,
@@ -103,6 +119,11 @@ def judge(res: dict, victim_iops: int, sc56: dict) -> list[tuple[bool, str]]:
                 f"case 1: victim P99 {b['victim_p99_us']:.0f} us < qemu's {q['victim_p99_us']:.0f} us"))
     out.append((b["bursty_mbps"] >= 0.90 * q["bursty_mbps"],
                 f"case 1: neighbour {b['bursty_mbps']:.0f} MB/s >= 90 % of qemu's {q['bursty_mbps']:.0f} MB/s"))
+    return out
+
+
+def judge_case2(res: dict, sc56: dict) -> list[tuple[bool, str]]:
+    out = []
     r = res["56 connections"][BG]
     rep = r.get("report") or {}
     util = rep.get("utilization") or {}
@@ -119,11 +140,15 @@ def judge(res: dict, victim_iops: int, sc56: dict) -> list[tuple[bool, str]]:
         out.append((got["iops"] <= BURST_SLACK * burst["iops"] and got["mbps"] <= BURST_SLACK * burst["mbps"],
                     f"case 2: {name} within its burst {burst['iops']} IOPS / {burst['mbps']} MB/s"))
         h = held.get(name)
-        if h is not None and h.get("completed", 0) > 0 and h.get("deferred_ios", 0) > 0.01 * h["completed"]:
+        # A report without the count (a gateway before it) is judged on every deferral.
+        withheld = h.get("deferred_withheld", h.get("deferred_ios", 0)) if h is not None else 0
+        if h is not None and h.get("completed", 0) > 0 and withheld > 0.01 * h["completed"]:
             at_burst = got["iops"] >= 0.95 * burst["iops"] or got["mbps"] >= 0.95 * burst["mbps"]
             out.append((at_burst or busiest[1] >= 0.95,
-                        f"case 2: {name} held back ({h['deferred_ios']} of {h['completed']} I/Os deferred) only at "
-                        f"its burst or on a full host (busiest modelled resource: {busiest[0]} {100 * busiest[1]:.0f} %)"))
+                        f"case 2: {name} held back while capacity was left ({withheld} deferrals its burst and the "
+                        f"window's unused capacity covered, of {h['completed']} I/Os; {h.get('deferred_ios', 0)} "
+                        f"deferred in all) only at its burst or on a full host (busiest modelled resource: "
+                        f"{busiest[0]} {100 * busiest[1]:.0f} %)"))
     return out
 
 
@@ -151,6 +176,7 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=15)
     ap.add_argument("--victim-iops", type=int, default=3000)
     ap.add_argument("--json")
+    ap.add_argument("--case", choices=("1", "2"), help="run only this case (default: both)")
     a = ap.parse_args()
     gw = gateway_binary(a.build)
     for tool, ok in (("burstgate-gateway (make cpp)", gw.exists()), ("fio", shutil.which("fio")),
@@ -164,81 +190,92 @@ def main() -> None:
         tmp = pathlib.Path(d)
         images = tmp / "images"
         images.mkdir()
-        for t in sc["tenants"]:  # prefilled: every block allocated and non-zero
-            with open(images / f"{t['name']}.img", "wb") as f:
-                chunk = bytes(range(256)) * 4096
-                for _ in range(IMAGE_BYTES // len(chunk)):
-                    f.write(chunk)
-        sock = str(tmp / "bg.sock")
-        try:
-            s = Server("burstgate-gateway", [str(gw), "--config", str(SCENARIO), "--profile", a.profile, "--unix", sock,
-                                             "--data-dir", str(images), "--export-size", str(IMAGE_BYTES),
-                                             "--realtime", "--scheduler", "bios", "--out", str(tmp / "bg.json")],
-                       sock, "victim", tmp, report=tmp / "bg.json")
-        except RuntimeError as e:
-            die("compare_qemu", str(e))
-        res["burstgate bios"] = run_pair(s.uri("victim"), s.uri("bursty"), a.seconds, a.victim_iops, tmp, "bg")
-        rep = s.stop()
-        res["burstgate bios"]["window_overruns"] = rep.get("window_overruns") if rep else None
-        qsock = str(tmp / "qemu.sock")
-        try:
-            q = Server("qemu-storage-daemon", qemu_cmd(sc, images, qsock, a.seconds), qsock, "victim", tmp)
-        except RuntimeError as e:
-            die("compare_qemu", str(e))
-        res["qemu-storage-daemon, throttle groups"] = run_pair(q.uri("victim"), q.uri("bursty"), a.seconds,
-                                                               a.victim_iops, tmp, "qemu")
-        q.stop()
-        # The second case: 56 connections over four tenants.
-        sc56 = yaml.safe_load(SCENARIO56.read_text())
-        for t in sc56["tenants"]:
-            with open(images / f"{t['name']}.img", "wb") as f:
-                chunk = bytes(range(256)) * 4096
-                for _ in range(IMAGE_BYTES // len(chunk)):
-                    f.write(chunk)
-        sock56 = str(tmp / "bg56.sock")
-        try:
-            s = Server("burstgate-gateway 56", [str(gw), "--config", str(SCENARIO56), "--profile", a.profile, "--unix",
-                                                sock56, "--data-dir", str(images), "--export-size", str(IMAGE_BYTES),
-                                                "--realtime", "--scheduler", "bios", "--out", str(tmp / "bg56.json"),
-                                                # up to 24 connections of one tenant, all 56 connecting at once
-                                                "--max-conns", "64", "--handshake-slots", "64"],
-                       sock56, "t20k", tmp, report=tmp / "bg56.json")
-        except RuntimeError as e:
-            die("compare_qemu", str(e))
-        case56 = {"burstgate bios": run_56(s, a.seconds, tmp, "bg56")}
-        rep = s.stop()
-        case56["burstgate bios"]["window_overruns"] = rep.get("window_overruns") if rep else None
-        case56["burstgate bios"]["report"] = rep
-        qsock56 = str(tmp / "qemu56.sock")
-        try:
-            q = Server("qemu-storage-daemon 56", qemu_cmd(sc56, images, qsock56, a.seconds), qsock56, "t20k", tmp)
-        except RuntimeError as e:
-            die("compare_qemu", str(e))
-        case56["qemu-storage-daemon, throttle groups"] = run_56(q, a.seconds, tmp, "qemu56")
-        q.stop()
-        res["56 connections"] = case56
-    print(f"victim demand {a.victim_iops} IOPS (4 KiB randread, iodepth 1); neighbour 128 KiB randread iodepth 64; "
-          f"{a.seconds:g} s each\n")
-    print("| | victim IOPS | victim mean | victim P99 | neighbour MB/s |")
-    print("|---|---|---|---|---|")
-    for name, r in res.items():
-        if name == "56 connections":
-            continue
-        print(f"| {name} | {r['victim_iops']:.0f} | {r['victim_mean_us']:.0f} µs | {r['victim_p99_us']:.0f} µs | "
-              f"{r['bursty_mbps']:.0f} |")
-    c56 = res["56 connections"]
-    print("\n56 connections (" + ", ".join(f"{k}: {n}" for k, n in CONNS56.items()) +
-          "), randrw 50 %, 4k/40:16k/30:64k/20:128k/10, iodepth 2 each: IOPS (MB/s)\n")
-    base = {t["name"]: t["base"] for t in yaml.safe_load(SCENARIO56.read_text())["tenants"]}
-    print("| | " + " | ".join(f"{k} (base {base[k]['iops']} IOPS / {base[k]['mbps']} MB/s)" for k in CONNS56) +
-          " | total |")
-    print("|---|" + "---|" * (len(CONNS56) + 1))
-    for name, r in c56.items():
-        tot = sum(r[k]["iops"] for k in CONNS56)
-        print(f"| {name} | " + " | ".join(f"{r[k]['iops']:.0f} ({r[k]['mbps']:.1f})" for k in CONNS56) +
-              f" | {tot:.0f} |")
-    print(f"\nburstgate window overruns: case 1 {res[BG].get('window_overruns')}, "
-          f"case 2 {c56[BG].get('window_overruns')}\n")
+        if a.case in (None, "1"):
+            for t in sc["tenants"]:  # prefilled: every block allocated and non-zero
+                with open(images / f"{t['name']}.img", "wb") as f:
+                    chunk = bytes(range(256)) * 4096
+                    for _ in range(IMAGE_BYTES // len(chunk)):
+                        f.write(chunk)
+            sock = str(tmp / "bg.sock")
+            try:
+                s = Server("burstgate-gateway",
+                           [str(gw), "--config", str(SCENARIO), "--profile", a.profile, "--unix", sock,
+                            "--data-dir", str(images), "--export-size", str(IMAGE_BYTES),
+                            "--realtime", "--scheduler", "bios", "--out", str(tmp / "bg.json")],
+                           sock, "victim", tmp, report=tmp / "bg.json")
+            except RuntimeError as e:
+                die("compare_qemu", str(e))
+            res["burstgate bios"] = run_pair(s.uri("victim"), s.uri("bursty"), a.seconds, a.victim_iops, tmp, "bg")
+            rep = s.stop()
+            res["burstgate bios"]["window_overruns"] = rep.get("window_overruns") if rep else None
+            qsock = str(tmp / "qemu.sock")
+            try:
+                q = Server("qemu-storage-daemon", qemu_cmd(sc, images, qsock, a.seconds), qsock, "victim", tmp)
+            except RuntimeError as e:
+                die("compare_qemu", str(e))
+            res["qemu-storage-daemon, throttle groups"] = run_pair(q.uri("victim"), q.uri("bursty"), a.seconds,
+                                                                   a.victim_iops, tmp, "qemu")
+            q.stop()
+        if a.case in (None, "2"):
+            # The second case: 56 connections over four tenants.
+            sc56 = yaml.safe_load(SCENARIO56.read_text())
+            for t in sc56["tenants"]:
+                with open(images / f"{t['name']}.img", "wb") as f:
+                    chunk = bytes(range(256)) * 4096
+                    for _ in range(IMAGE_BYTES // len(chunk)):
+                        f.write(chunk)
+            sock56 = str(tmp / "bg56.sock")
+            try:
+                s = Server("burstgate-gateway 56",
+                           [str(gw), "--config", str(SCENARIO56), "--profile", a.profile, "--unix",
+                            sock56, "--data-dir", str(images), "--export-size", str(IMAGE_BYTES),
+                            "--realtime", "--scheduler", "bios", "--out", str(tmp / "bg56.json"),
+                            # up to 24 connections of one tenant, all 56 connecting at once
+                            "--max-conns", "64", "--handshake-slots", "64"],
+                           sock56, "t20k", tmp, report=tmp / "bg56.json")
+            except RuntimeError as e:
+                die("compare_qemu", str(e))
+            case56 = {"burstgate bios": run_56(s, a.seconds, tmp, "bg56")}
+            rep = s.stop()
+            case56["burstgate bios"]["window_overruns"] = rep.get("window_overruns") if rep else None
+            case56["burstgate bios"]["report"] = rep
+            qsock56 = str(tmp / "qemu56.sock")
+            try:
+                q = Server("qemu-storage-daemon 56", qemu_cmd(sc56, images, qsock56, a.seconds), qsock56, "t20k", tmp)
+            except RuntimeError as e:
+                die("compare_qemu", str(e))
+            case56["qemu-storage-daemon, throttle groups"] = run_56(q, a.seconds, tmp, "qemu56")
+            q.stop()
+            res["56 connections"] = case56
+    if BG in res:
+        print(f"victim demand {a.victim_iops} IOPS (4 KiB randread, iodepth 1); neighbour 128 KiB randread iodepth 64; "
+              f"{a.seconds:g} s each\n")
+        print("| | victim IOPS | victim mean | victim P99 | neighbour MB/s |")
+        print("|---|---|---|---|---|")
+        for name, r in res.items():
+            if name == "56 connections":
+                continue
+            print(f"| {name} | {r['victim_iops']:.0f} | {r['victim_mean_us']:.0f} µs | {r['victim_p99_us']:.0f} µs | "
+                  f"{r['bursty_mbps']:.0f} |")
+    if "56 connections" in res:
+        c56 = res["56 connections"]
+        print("\n56 connections (" + ", ".join(f"{k}: {n}" for k, n in CONNS56.items()) +
+              "), randrw 50 %, 4k/40:16k/30:64k/20:128k/10, iodepth 2 each: IOPS (MB/s)\n")
+        base = {t["name"]: t["base"] for t in yaml.safe_load(SCENARIO56.read_text())["tenants"]}
+        print("| | " + " | ".join(f"{k} (base {base[k]['iops']} IOPS / {base[k]['mbps']} MB/s)" for k in CONNS56) +
+              " | total |")
+        print("|---|" + "---|" * (len(CONNS56) + 1))
+        for name, r in c56.items():
+            tot = sum(r[k]["iops"] for k in CONNS56)
+            print(f"| {name} | " + " | ".join(f"{r[k]['iops']:.0f} ({r[k]['mbps']:.1f})" for k in CONNS56) +
+                  f" | {tot:.0f} |")
+        rep = c56[BG].get("report") or {}
+        print("\nburstgate deferrals (I/Os deferred; deferrals withheld: of I/Os the tenant's burst and the window's "
+              "unused capacity covered): "
+              + ", ".join(f"{t['name']} {t.get('deferred_ios')}; {t.get('deferred_withheld')}"
+                          for t in rep.get("tenants", [])))
+    print(f"\nburstgate window overruns: case 1 {res.get(BG, {}).get('window_overruns')}, "
+          f"case 2 {res.get('56 connections', {}).get(BG, {}).get('window_overruns')}\n")
     verdicts = Verdicts()
     verdicts.lines = judge(res, a.victim_iops, yaml.safe_load(SCENARIO56.read_text()))
     res["criteria"] = [{"pass": ok, "what": what} for ok, what in verdicts.lines]

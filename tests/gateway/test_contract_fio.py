@@ -10,6 +10,9 @@ think time), so each must receive min(base IOPS, base MB/s / size):
   18 measured 2950), a grant lost when the client's round trip straddles a window (no carry:
   two_tenants.yaml, which turns it off for the headline, gave 3753), deferred requests re-offered
   late, a window loop that falls behind, pacing that holds requests longer than the stages say.
+  Per window, on any host: no deferral in a window where the victim had been admitted less than
+  its base of that window (the report's deferred_below_base; with the grant cut to 3/4 of the
+  contract, 1081 of 7288 I/Os at load average 9.5). The run's IOPS only below LOADED.
 * four tenants (contracts.yaml) with 16, 4, 1 and 4 connections provisioned 1000, 2000, 4000
   IOPS and 40 MB/s of 128 KiB I/Os: each gets at least 95 % of its own entitlement and the
   4 KiB ones at most their burst, so IOPS follow provisioning, not connection counts. Catches
@@ -17,6 +20,7 @@ think time), so each must receive min(base IOPS, base MB/s / size):
   per-connection instead of per-tenant contract, a 128 KiB tenant charged the 4 KiB price.
 """
 
+import os
 import pathlib
 
 from .gateway import Gateway
@@ -24,6 +28,11 @@ from .test_fio import run_fio
 
 SECONDS = 4
 CONTRACTS = pathlib.Path(__file__).resolve().parent / "contracts.yaml"
+# A host whose 1-minute load average is above this runs the victim's client in bursts, with
+# milliseconds between them (measured: 2014-3183 IOPS at load average 12, every deferral in a
+# window where the victim had had its 4 I/Os): the run's IOPS then say how the host scheduled
+# fio, and test_victim_alone_gets_its_base judges the contract per window only.
+LOADED = 2.0 * os.cpu_count()
 
 
 def iops(rep):
@@ -43,9 +52,17 @@ def test_victim_alone_gets_its_base(tmp_path):
         report = gw.stop()
     got = iops(rep)["large"]
     victim = next(t for t in report["tenants"] if t["name"] == "large")
-    print(f"\nvictim alone: {got:.0f} IOPS of 4000 provisioned; window overruns {report.get('window_overruns')}")
-    assert got >= 0.95 * 4000, victim
+    print(f"\nvictim alone: {got:.0f} IOPS of 4000 provisioned; {victim['deferred_ios']} of {victim['completed']} I/Os "
+          f"deferred, {victim['deferred_below_base']} deferrals below its base in their window; "
+          f"window overruns {report.get('window_overruns')}")
     assert got <= 1.02 * 4000  # base = burst: never more than bought
+    # Every deferral in a window where it had been admitted its whole base of that window (4
+    # I/Os): provisioning turned into a smaller grant, a grant lost across a window, a window
+    # loop that falls behind all defer it below that. Counted per window, so a loaded host whose
+    # scheduler holds the client off for milliseconds and then lets it send a window's worth at
+    # once does not move it, where it moves the run's IOPS (3470-3730 at load average 7).
+    assert victim["deferred_below_base"] <= 0.01 * victim["completed"], victim
+    assert got >= 0.95 * 4000 or os.getloadavg()[0] > LOADED, (got, os.getloadavg(), victim)
 
 
 def test_iops_follow_provisioning_not_connections(tmp_path):
@@ -68,8 +85,16 @@ def test_iops_follow_provisioning_not_connections(tmp_path):
     entitled = {"small": 1000, "medium": 2000, "large": 4000, "stream": 40e6 / (128 << 10)}
     print("\n" + "  ".join(f"{k}: {got[k]:.0f}/{entitled[k]:.0f}" for k in entitled) +
           f"  window overruns {live['window_overruns']} of {live['windows']}")
+    by_name = {t["name"]: t for t in report["tenants"]}
+    loaded = os.getloadavg()[0] > LOADED
     for name, want in entitled.items():
-        assert got[name] >= 0.95 * want, (name, got, report["tenants"])
+        # Per window, on any host, as for the victim alone (`large` read 3637-3704 of 4000 at load
+        # average 5-12 with no deferral below its base).
+        t = by_name[name]
+        assert t["deferred_below_base"] <= 0.01 * t["completed"], (name, t)
+        # `stream`'s base is 0.3 of a 128 KiB I/O a window: only the run's rate can judge it.
+        if not loaded or name == "stream":
+            assert got[name] >= 0.95 * want, (name, got, report["tenants"])
         assert got[name] <= 1.05 * want, (name, got)  # base = burst
     # Every request was admitted and completed on one of the 2 SA threads the report names, as
     # burstgate-sim reports it (catches a report that leaves threads_completed empty).

@@ -61,7 +61,10 @@ std::string report_json(const SimResult &r)
         const TenantResult &t = r.tenants[i];
         s += "    {\"name\": \"" + t.name + "\", \"iops\": " + num(t.iops, 1) + ", \"mbps\": " + num(t.mbps) +
              ",\n     \"lat_us\": " + lat_block(t.lat) + ",\n     \"throttled\": " + std::to_string(t.throttled) +
-             ", \"deferred_ios\": " + std::to_string(t.deferred_ios) + ", \"completed\": " + std::to_string(t.completed) +
+             ", \"deferred_ios\": " + std::to_string(t.deferred_ios) +
+             (t.deferred_withheld ? ", \"deferred_withheld\": " + std::to_string(*t.deferred_withheld) : std::string()) +
+             (t.deferred_below_base ? ", \"deferred_below_base\": " + std::to_string(*t.deferred_below_base) : std::string()) +
+             ", \"completed\": " + std::to_string(t.completed) +
              ", \"admitted_own\": " + std::to_string(t.admitted_by[0]) +
              ", \"admitted_borrow\": " + std::to_string(t.admitted_by[1]) +
              ", \"admitted_reserved\": " + std::to_string(t.admitted_by[2]) +
