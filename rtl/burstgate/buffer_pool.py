@@ -5,7 +5,7 @@ The rule is the one of ``sw/model/include/burstgate/model/buffer_pool.hpp``, whi
 and cocotb testbenches compare against decision by decision.
 """
 
-from amaranth import Cat, Module, Mux, Signal, unsigned
+from amaranth import Module, Mux, Signal, unsigned
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -196,10 +196,16 @@ class BufferPool(wiring.Component):
         # or not) from the state and the release alone: ``accept`` follows the admission
         # decision of the same cycle, so on the ECP5 it only selects at the end.
         ret = [[], []]             # per outcome, per queue: a release returns its buffer on the spot
-        back = [[], []]            # per outcome, per queue: extra buffers going back at this tick
+        tick_back = [[], []]       # per outcome, per queue: the tick returns the queue's extra buffers
+        needs = []                 # per queue: an acquire on it now would borrow
         for q in range(nq):
             acq_q = Signal(name=f"acq{q}")
             m.d.comb += acq_q.eq(accept & (self.i.payload.queue == q))
+            # The taken outcome of queue q is used only for an acquire on q, whose ``need`` is
+            # q's own compare: formed from q's registers, not selected by the request's queue.
+            need_q = Signal(name=f"need{q}")
+            m.d.comb += need_q.eq(self.inflight[q] >= (self.dedicated[q] + self.extra[q]))
+            needs.append(need_q)
             rel_q = rel.valid & (rel.payload.queue == q)
             nxt = {k: [] for k in ("inflight", "extra", "peak", "quiet", "underflow")}
             for h in (0, 1):
@@ -209,51 +215,80 @@ class BufferPool(wiring.Component):
                 peak1 = Signal(_COUNT, name=f"peak1_{q}_{h}")
                 m.d.comb += [
                     inflight1.eq(self.inflight[q] + h),
-                    extra1.eq(self.extra[q] + need if h else self.extra[q]),
+                    extra1.eq(self.extra[q] + need_q if h else self.extra[q]),
                     peak1.eq(Mux(inflight1 > self.peak[q], inflight1, self.peak[q])),
                 ]
-                # release
+                # release: returns its buffer on the spot only with quiet_windows = 0, so never
+                # in a cycle in which a tick returns anything (that needs quiet_windows != 0)
                 ok_rel = Signal(name=f"ok_rel{q}_{h}")
+                can_ret = Signal(name=f"can_ret{q}_{h}")
                 ret_h = Signal(name=f"ret{q}_{h}")
                 inflight2 = Signal(_COUNT, name=f"inflight2_{q}_{h}")
                 extra2 = Signal(_COUNT, name=f"extra2_{q}_{h}")
                 m.d.comb += [
                     ok_rel.eq(rel_q & (inflight1 != 0)),
-                    ret_h.eq(ok_rel & (self.quiet_windows == 0) & (extra1 != 0)),
+                    can_ret.eq((inflight1 != 0) & (self.quiet_windows == 0) & (extra1 != 0)),
+                    ret_h.eq(rel_q & can_ret),
                     inflight2.eq(inflight1 - ok_rel),
                     extra2.eq(extra1 - ret_h),
                 ]
-                # tick
-                back_h = Signal(_COUNT, name=f"back{q}_{h}")
+                # tick: with quiet_windows != 0 the release took nothing back, so whether the
+                # queue's extra buffers (extra1 = extra2) go back is known without the release
+                back_h = Signal(name=f"back{q}_{h}")
                 quiet_h = Signal(_QUIET, name=f"quiet_next{q}_{h}")
                 quiet_next = Signal(_QUIET + 1, name=f"quiet_inc{q}_{h}")
                 m.d.comb += [quiet_next.eq(self.quiet[q] + 1), quiet_h.eq(self.quiet[q])]
+                quiet_now = (self.quiet_windows != 0) & (peak1 <= self.dedicated[q])
+                m.d.comb += back_h.eq(self.tick & quiet_now & (quiet_next >= self.quiet_windows))
                 with m.If(self.tick):
-                    with m.If((self.quiet_windows != 0) & (extra2 != 0) & (peak1 <= self.dedicated[q])):
+                    with m.If(quiet_now & (extra2 != 0)):
                         with m.If(quiet_next >= self.quiet_windows):
-                            m.d.comb += [back_h.eq(extra2), quiet_h.eq(0)]
+                            m.d.comb += quiet_h.eq(0)
                         with m.Else():
                             m.d.comb += quiet_h.eq(quiet_next)
                     with m.Else():
                         m.d.comb += quiet_h.eq(0)
                 nxt["inflight"].append(inflight2)
-                nxt["extra"].append(extra2 - back_h)
+                nxt["extra"].append(Mux(back_h, 0, extra2))
                 nxt["peak"].append(Mux(self.tick, inflight2, peak1))
                 nxt["quiet"].append(quiet_h)
                 nxt["underflow"].append(rel_q & (inflight1 == 0))
-                ret[h].append(ret_h)
-                back[h].append(back_h)
+                ret[h].append(can_ret)
+                tick_back[h].append(back_h)
             with m.If(Mux(acq_q, nxt["underflow"][1], nxt["underflow"][0])):
                 m.d.sync += self.underflow.eq(1)
             m.d.sync += [getattr(self, k)[q].eq(Mux(acq_q, v[1], v[0]))
                          for k, v in nxt.items() if k != "underflow"]
-        # A tick can return every queue's extra buffers at once: an adder tree over the queues,
-        # once for no acquire and once for an acquire on the requested queue.
-        mine = [self.i.payload.queue == q for q in range(nq)]
-        returned = [sum(back[0], start=Cat(*ret[0]).any()),
-                    sum((Mux(mine[q], back[1][q], back[0][q]) for q in range(nq)),
-                        start=Cat(*(Mux(mine[q], ret[1][q], ret[0][q]) for q in range(nq))).any())]
-        m.d.sync += held_total.eq(Mux(accept, held_total + need - returned[1], held_total - returned[0]))
+        # held_total's next value, formed so that the late inputs (the acquire's ``accept`` and
+        # queue, the release) come in only at the end (issue 22: in the core both follow
+        # decisions of the same cycle). A tick returns whole queues' extra buffers, an adder
+        # tree over the queues -- but from registers only: with quiet_windows != 0 a release
+        # returns nothing, and an acquire on queue r changes only r's term. ``base`` is the
+        # total with no acquire and no release; an acquire on r adds r's difference (``adj``,
+        # selected by the queue); a release (quiet_windows = 0, when no tick returns anything)
+        # takes one off, ``base - 1`` selected before that last adder.
+        base = Signal(_COUNT)
+        m.d.comb += base.eq(held_total - sum(Mux(tick_back[0][q], self.extra[q], 0) for q in range(nq)))
+        adj = Signal(_COUNT)     # accept and the queue select: r's difference with its acquire
+        for r in range(nq):
+            # r's term in base (without the acquire) replaced by its term with it.
+            lost = tick_back[0][r] & ~tick_back[1][r]
+            gained = tick_back[1][r] & ~tick_back[0][r]
+            adj_r = Signal(_COUNT, name=f"held_adj{r}")
+            m.d.comb += adj_r.eq(Mux(lost, self.extra[r], Mux(gained, -self.extra[r], 0))
+                                 + (needs[r] & ~tick_back[1][r]))
+            with m.If(accept & (self.i.payload.queue == r)):
+                m.d.comb += adj.eq(adj_r)
+        # The release returns a buffer when its queue (after this cycle's acquire) can.
+        returns = Signal()
+        with m.Switch(rel.payload.queue):
+            for p in range(nq):
+                with m.Case(p):
+                    m.d.comb += returns.eq(rel.valid & Mux(self.i.payload.queue == p,
+                                                           Mux(accept, ret[1][p], ret[0][p]), ret[0][p]))
+        base_1 = Signal(_COUNT)
+        m.d.comb += base_1.eq(base - 1)
+        m.d.sync += held_total.eq(Mux(returns, base_1, base) + adj)
         with m.If(self.rebuild):
             m.d.sync += [held_total.eq(0), self.underflow.eq(0)]
             for q in range(nq):
