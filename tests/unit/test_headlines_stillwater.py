@@ -148,7 +148,7 @@ def test_the_priority_scheduler_does_not_starve_unrelated_tasks(underloaded):
     same tasks on the SA thread; a few short at the run's end), and the split runs fewer than
     the baseline (its offloaded timers). Without the split the priority loop lands between
     (the offloadable tasks stay). Catches a strict-priority loop that starves them (one whose
-    its unrelated gate never opens), and offload ignored by the task timers."""
+    unrelated gate never opens), and offload ignored by the task timers."""
     for key, row in underloaded.items():
         u = row["unrelated"]
         assert u["priority"] >= 0.999 * u["split"], key
