@@ -663,6 +663,11 @@ EXPERIMENTS = {
                                     lambda r: reproduce_stillwater.cheque_gap_md(r, pct), "cheque_gap"),
     "stillwater_sizes": Experiment(lambda run: reproduce_stillwater.cheque_sizes(run, load),
                                    lambda r: reproduce_stillwater.cheque_sizes_md(r, pct), "cheque_gap"),
+    "stillwater_sizes_e2e": Experiment(
+        lambda run: reproduce_stillwater.cheque_sizes(run, load, end_to_end=True),
+        lambda r: reproduce_stillwater.cheque_sizes_md(
+            r, pct, "Fig. 20", "end to end (backend on)", "stillwater_sizes_e2e", "tail -77 % to -86 % vs baseline."),
+        "cheque_gap"),
     "stillwater_underloaded": Experiment(
         lambda run: reproduce_stillwater.underloaded(run, load),
         lambda r: reproduce_stillwater.underloaded_md(

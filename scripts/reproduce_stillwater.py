@@ -107,11 +107,13 @@ class ChequeSizes:
     rows: list
 
 
-def cheque_sizes(run, load):
+def cheque_sizes(run, load, end_to_end=False):
     """Fig. 18: 8-64 KiB I/Os, 50 % writes, steady segments at 10 % of the load (below the cheque, as
-    in `cheque_gap`'s headline row), cheque alone against the main bucket alone, proxy path."""
+    in `cheque_gap`'s headline row), cheque alone against the main bucket alone, proxy path.
+    end_to_end: Fig. 20, the same with the scenario's backend on (as Fig. 13 is to Fig. 10)."""
     base = load("dualbucket_hot_segments.yaml")
-    base["dpu"]["backend_us"] = PROXY_ONLY
+    if not end_to_end:
+        base["dpu"]["backend_us"] = PROXY_ONLY
     base["dualbucket"]["reoffer"] = "fifo"
     rows = []
     for size in SIZES:
@@ -125,11 +127,11 @@ def cheque_sizes(run, load):
     return ChequeSizes(rows)
 
 
-def cheque_sizes_md(r, pct):
-    lines = ["**Still Water Fig. 18 (Appendix B), 8-64 KiB, cheque bucket alone** "
-             "(`scenarios/dualbucket_hot_segments.yaml`, 50 % writes, steady segments at 10 % of the load, "
-             "proxy path; `scripts/reproduce.py --only stillwater_sizes`). Paper: P99999 -92 % to -97 %, "
-             "better with larger I/Os.", "",
+def cheque_sizes_md(r, pct, fig="Fig. 18", path="proxy path", only="stillwater_sizes",
+                    paper="P99999 -92 % to -97 %, better with larger I/Os."):
+    lines = [f"**Still Water {fig} (Appendix B), 8-64 KiB, cheque bucket alone** "
+             f"(`scenarios/dualbucket_hot_segments.yaml`, 50 % writes, steady segments at 10 % of the load, "
+             f"{path}; `scripts/reproduce.py --only {only}`). Paper: {paper}", "",
              "| I/O size | baseline P50 / P99 / P99999 | cheque P50 / P99 / P99999 | P99 change | P99999 change "
              "| hot P99 (base / cheque) | I/Os via cheque |", "|---|---|---|---|---|---|---|"]
     for row in r.rows:

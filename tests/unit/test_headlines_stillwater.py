@@ -168,3 +168,21 @@ def test_fig19_21_priority_scheduler_at_8_to_64_kib(underloaded_sizes):
         assert -78 <= _vs(row, "e2e", "baseline") <= -58, key
     p50 = [underloaded_sizes[s]["proxy"]["priority"]["p50"] for s in ("8k", "16k", "32k", "64k")]
     assert p50 == sorted(p50) and p50[-1] > 4 * p50[0]
+
+
+@pytest.fixture(scope="module")
+def sizes_e2e():
+    return _measure("stillwater_sizes_e2e")
+
+
+def test_fig20_end_to_end_cheque_at_8_to_64_kib(sizes, sizes_e2e):
+    """Fig. 20 (end to end, backend on), 8-64 KiB, 50 % writes: the cheque alone cuts the steady
+    P99999 by 86-90 % at 8-32 KiB (paper: -77 % to -86 %); 64 KiB carries Fig. 18's gap (no
+    cheque fits one 64 KiB I/O in a 100 us window). Catches the backend left off (the
+    end-to-end baseline would equal the proxy's) and a cheque lost on the end-to-end path."""
+    for size in ("8k", "16k", "32k"):
+        row = sizes_e2e[size]
+        assert row["base"]["p99999"] > sizes[size]["base"]["p99999"], size  # the backend adds its part
+        assert -95 <= _change(row, "p99999") <= -75, size
+        assert _change(row, "p99") <= -85, size
+    assert sizes_e2e["64k"]["cheques"] == 0
