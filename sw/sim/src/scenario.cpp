@@ -88,6 +88,7 @@ void load_cpu(const Loader &L, const YAML::Node &n, const std::string &path, Dpu
 void load_sa_loop(const Loader &L, const YAML::Node &n, const std::string &P, Dpu &d)
 {
     L.require_map(n, P);
+    d.sa_loop_line = n.Mark().line + 1;
     L.check_keys(n, P, {"policy", "offload", "lt_us", "alpha", "per_io_us", "tasks"});
     if (!n["policy"])
         L.fail(n, P + ".policy", "missing: fifo (the event loop's baseline) or priority (§4.3)");

@@ -67,6 +67,7 @@ struct Dpu {
     std::uint32_t buf_dedicated = 0, buf_shared = 0, buf_borrow_cap = 0xFFFF, buf_quiet = 1;
     // dpu.sa_loop (docs/simulator.md): policy, the thread split, §4.3's LT and alpha, the tasks.
     SaLoop sa_loop = SaLoop::kNone;
+    int sa_loop_line = 0;  // of the sa_loop mapping, for the gateway's refusal
     bool sa_offload = false;
     std::uint64_t sa_lt_ns = 10000;        // §4.3: LT = 10 us
     std::uint32_t sa_alpha_permille = 1200;  // §4.3: alpha = 1.2
