@@ -1,6 +1,7 @@
-"""Still Water's dual-bucket headline on its own terms, held by a test.
+"""Still Water's headlines on their own terms, held by tests: the dual-bucket figures (Fig. 10,
+13, 18, 20) and the §4.3 priority task scheduler's underloaded figures (Fig. 11, 12, 19, 21).
 
-Runs scripts/reproduce.py's `stillwater_cheque` experiment (scripts/reproduce_stillwater.py)
+Runs scripts/reproduce.py's `stillwater_*` experiments (scripts/reproduce_stillwater.py)
 through the burstgate-sim binary, the numbers docs/results.md prints in "Still Water", and
 asserts the direction and a band around each. The simulations are seeded, so a band only
 absorbs a deliberate change. What each test catches is in its docstring.
