@@ -179,7 +179,7 @@ def loop_scenario():
     """base_scenario() with dpu.sa_loop, which only the simulator takes (the gateway refuses it)."""
     doc = base_scenario()
     doc["dpu"]["sa_loop"] = {"policy": "priority", "offload": "true", "lt_us": "10", "alpha": "1.2", "per_io_us": "1",
-                             "tasks": [{"period_us": "100", "us": "5", "offload": "false"}]}
+                             "gate": "first_then_fit", "tasks": [{"period_us": "100", "us": "5", "offload": "false"}]}
     return doc
 
 
@@ -188,6 +188,7 @@ LOOP_KEYS = [
     ("dpu.sa_loop.lt_us", "num", 0, 1e6), ("dpu.sa_loop.alpha", "num", 0, 1000), ("dpu.sa_loop.per_io_us", "num", 0, 1e6),
     ("dpu.sa_loop.tasks[0].period_us", "num", 1, 1e7), ("dpu.sa_loop.tasks[0].us", "num", 0, 1e6),
     ("dpu.sa_loop.tasks[0].offload", "bool", None, None),
+    ("dpu.sa_loop.gate", "enum", ("first_then_fit", "start_before_deadline"), None),
 ]
 
 WRONG_TYPE = ["abc", "[1, 2]", "{a: 1}", "''", "~"]

@@ -28,6 +28,7 @@ SaStages::SaStages(const Dpu &d, std::size_t vqueues, Sink &sink)
     cfg.lt_ns = d.sa_lt_ns;
     cfg.alpha_permille = d.sa_alpha_permille;
     cfg.policy = d.sa_loop == SaLoop::kFifo ? LoopPolicy::kFifo : LoopPolicy::kPriority;
+    cfg.gate = d.sa_gate_literal ? UnrelatedGate::kStartBeforeDeadline : UnrelatedGate::kFirstThenFit;
     loops_.resize(d.threads);
     for (Loop &l : loops_) {
         l.loop = std::make_unique<TaskLoop>(cfg);

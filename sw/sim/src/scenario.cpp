@@ -89,11 +89,14 @@ void load_sa_loop(const Loader &L, const YAML::Node &n, const std::string &P, Dp
 {
     L.require_map(n, P);
     d.sa_loop_line = n.Mark().line + 1;
-    L.check_keys(n, P, {"policy", "offload", "lt_us", "alpha", "per_io_us", "tasks"});
+    L.check_keys(n, P, {"policy", "offload", "lt_us", "alpha", "per_io_us", "tasks", "gate"});
     if (!n["policy"])
         L.fail(n, P + ".policy", "missing: fifo (the event loop's baseline) or priority (§4.3)");
     d.sa_loop = choose<SaLoop>(L, n["policy"], P + ".policy", {{"fifo", SaLoop::kFifo}, {"priority", SaLoop::kPriority}});
     if (n["offload"]) d.sa_offload = L.boolean(n["offload"], P + ".offload");
+    if (n["gate"])
+        d.sa_gate_literal = choose<bool>(L, n["gate"], P + ".gate",
+                                         {{"first_then_fit", false}, {"start_before_deadline", true}});
     // Integer ns, as bg::TaskLoop keeps time; alpha in 1/1000 (DLT = alpha * T_IO / 1000).
     if (n["lt_us"]) d.sa_lt_ns = static_cast<std::uint64_t>(std::llround(L.number(n["lt_us"], P + ".lt_us", 0, 1e6) * 1e3));
     if (n["alpha"]) d.sa_alpha_permille = static_cast<std::uint32_t>(std::lround(L.number(n["alpha"], P + ".alpha", 0, 1000) * 1e3));

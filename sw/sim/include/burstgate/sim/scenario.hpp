@@ -72,6 +72,7 @@ struct Dpu {
     std::uint64_t sa_lt_ns = 10000;        // §4.3: LT = 10 us
     std::uint32_t sa_alpha_permille = 1200;  // §4.3: alpha = 1.2
     std::uint64_t sa_per_io_ns = 0;        // each I/O spawns one I/O-unrelated task this long
+    bool sa_gate_literal = false;          // gate: start_before_deadline (§4.3's rule read literally)
     std::vector<SaTask> sa_tasks;
 };
 
