@@ -667,6 +667,23 @@ EXPERIMENTS = {
     # Calcspar (scripts/reproduce_calcspar.py): burstgate-lsm runs; no plot of their own.
     "calcspar_fig18": Experiment(reproduce_calcspar.fig18, reproduce_calcspar.fig18_md, None),
     "calcspar_fig20": Experiment(reproduce_calcspar.fig20, reproduce_calcspar.fig20_md, None),
+    "stillwater_sizes_e2e": Experiment(
+        lambda run: reproduce_stillwater.cheque_sizes(run, load, end_to_end=True),
+        lambda r: reproduce_stillwater.cheque_sizes_md(
+            r, pct, "Fig. 20", "end to end (backend on)", "stillwater_sizes_e2e", "tail -77 % to -86 % vs baseline."),
+        "cheque_gap"),
+    "stillwater_underloaded": Experiment(
+        lambda run: reproduce_stillwater.underloaded(run, load),
+        lambda r: reproduce_stillwater.underloaded_md(
+            r, pct, ("Fig. 12", "Fig. 11", "`scripts/reproduce.py --only stillwater_underloaded`"), "4 KiB, write share swept",
+            "write tail up to -63 % vs baseline and -37 % vs the thread split.",
+            "overall P99999 -43 % vs baseline, -22 % vs the thread split."), None),
+    "stillwater_underloaded_sizes": Experiment(
+        lambda run: reproduce_stillwater.underloaded_sizes(run, load),
+        lambda r: reproduce_stillwater.underloaded_md(
+            r, pct, ("Fig. 19", "Fig. 21", "`scripts/reproduce.py --only stillwater_underloaded_sizes`"),
+            "8-64 KiB, 50 % writes", "tail up to -55 % vs the thread split.",
+            "tail up to -66 % vs baseline and -37 % vs the thread split."), None),
 }
 
 

@@ -107,11 +107,13 @@ class ChequeSizes:
     rows: list
 
 
-def cheque_sizes(run, load):
+def cheque_sizes(run, load, end_to_end=False):
     """Fig. 18: 8-64 KiB I/Os, 50 % writes, steady segments at 10 % of the load (below the cheque, as
-    in `cheque_gap`'s headline row), cheque alone against the main bucket alone, proxy path."""
+    in `cheque_gap`'s headline row), cheque alone against the main bucket alone, proxy path.
+    end_to_end: Fig. 20, the same with the scenario's backend on (as Fig. 13 is to Fig. 10)."""
     base = load("dualbucket_hot_segments.yaml")
-    base["dpu"]["backend_us"] = PROXY_ONLY
+    if not end_to_end:
+        base["dpu"]["backend_us"] = PROXY_ONLY
     base["dualbucket"]["reoffer"] = "fifo"
     rows = []
     for size in SIZES:
@@ -125,14 +127,98 @@ def cheque_sizes(run, load):
     return ChequeSizes(rows)
 
 
-def cheque_sizes_md(r, pct):
-    lines = ["**Still Water Fig. 18 (Appendix B), 8-64 KiB, cheque bucket alone** "
-             "(`scenarios/dualbucket_hot_segments.yaml`, 50 % writes, steady segments at 10 % of the load, "
-             "proxy path; `scripts/reproduce.py --only stillwater_sizes`). Paper: P99999 -92 % to -97 %, "
-             "better with larger I/Os.", "",
+def cheque_sizes_md(r, pct, fig="Fig. 18", path="proxy path", only="stillwater_sizes",
+                    paper="P99999 -92 % to -97 %, better with larger I/Os."):
+    lines = [f"**Still Water {fig} (Appendix B), 8-64 KiB, cheque bucket alone** "
+             f"(`scenarios/dualbucket_hot_segments.yaml`, 50 % writes, steady segments at 10 % of the load, "
+             f"{path}; `scripts/reproduce.py --only {only}`). Paper: {paper}", "",
              "| I/O size | baseline P50 / P99 / P99999 | cheque P50 / P99 / P99999 | P99 change | P99999 change "
              "| hot P99 (base / cheque) | I/Os via cheque |", "|---|---|---|---|---|---|---|"]
     for row in r.rows:
         lines.append(f"| {row['label']} | " + _cells(row, pct))
     lines.append("")
     return lines
+
+
+# §4.3's designs on the underloaded scenario (dpu.sa_loop): the event loop as deployed (FIFO,
+# every task on the I/O thread), the thread split (FIFO, the offloadable tasks moved off), and the
+# priority scheduler. §5.2 compares it "with only employing the thread split design", so ours runs
+# it with the split's offload too; `priority_alone` (no split) is the sensitivity beside it.
+DESIGNS = (("baseline", "fifo", False), ("split", "fifo", True), ("priority", "priority", True))
+UNDERLOADED_MBPS = 200  # §5.2: "the load of each proxy server at 200MBps"
+WRITE_SHARES = (1.0, 0.75, 0.5, 0.25)
+UQS = ("p50", "p99", "p99999")
+
+
+@dataclasses.dataclass
+class Underloaded:
+    """Still Water Fig. 11/12 (4 KiB, write share swept) or Fig. 19/21 (8-64 KiB, 50 % writes):
+    one dict per point with ``key``, ``label``, ``proxy`` and ``e2e`` (design -> write latency
+    percentiles in us, the `writes` tenant), ``priority_alone`` (proxy, no thread split) and
+    ``unrelated`` (design -> I/O-unrelated tasks the SA threads ran, proxy runs)."""
+    rows: list
+
+
+def _underloaded_sc(load, size, write_share):
+    sc = load("stillwater_underloaded.yaml")
+    iops = UNDERLOADED_MBPS * 1e6 / (int(size[:-1]) * 1024)
+    for t in sc["tenants"]:
+        share = write_share if t["name"] == "writes" else 1.0 - write_share
+        t["workload"].update(sizes={size: 1.0}, rate_iops=round(iops * share))
+    return sc
+
+
+def _loop(run, sc, policy, offload, backend):
+    sc = copy.deepcopy(sc)
+    sc["dpu"]["sa_loop"].update(policy=policy, offload=offload)
+    if not backend:
+        sc["dpu"]["backend_us"] = PROXY_ONLY
+    r, rep = run(sc, "dualbucket")
+    return {q: r["writes"]["lat_us"][q] for q in UQS}, rep["sa_loop"]["unrelated_tasks"]
+
+
+def _underloaded_row(run, sc, key, label):
+    row = {"key": key, "label": label, "proxy": {}, "e2e": {}, "unrelated": {}}
+    for name, policy, offload in DESIGNS:
+        row["proxy"][name], row["unrelated"][name] = _loop(run, sc, policy, offload, False)
+        row["e2e"][name] = _loop(run, sc, policy, offload, True)[0]
+    row["priority_alone"] = _loop(run, sc, "priority", False, False)[0]
+    return row
+
+
+def underloaded(run, load):
+    """Fig. 12 (proxy, §5.2) and Fig. 11 (end to end, §5.3): 4 KiB at 200 MB/s, the write share
+    swept; the write requests' latency under the three designs."""
+    return Underloaded([_underloaded_row(run, _underloaded_sc(load, "4k", w), f"w{round(w * 100)}",
+                                         f"{round(w * 100)} % writes") for w in WRITE_SHARES])
+
+
+def underloaded_sizes(run, load):
+    """Fig. 19 (proxy, §5.2) and Fig. 21 (end to end, §5.3): 8-64 KiB, 50 % writes, 200 MB/s."""
+    return Underloaded([_underloaded_row(run, _underloaded_sc(load, s, 0.5), s, f"{s[:-1]} KiB") for s in SIZES])
+
+
+def _underloaded_table(rows, path, pct):
+    lines = ["| point | baseline P50 / P99 / P99999 | thread split | priority (+ split) | P99999 vs baseline "
+             "| P99999 vs split | P99 vs split |", "|---|---|---|---|---|---|---|"]
+    for row in rows:
+        d = row[path]
+        cells = " | ".join(" / ".join(f"{d[n][q]:.0f}" for q in UQS) for n, _, _ in DESIGNS)
+        p, b, s = d["priority"], d["baseline"], d["split"]
+        lines.append(f"| {row['label']} | {cells} | {pct(p['p99999'], b['p99999']):+.0f} % "
+                     f"| {pct(p['p99999'], s['p99999']):+.0f} % | {pct(p['p99'], s['p99']):+.0f} % |")
+    return lines
+
+
+def underloaded_md(r, pct, figs, setup, paper_proxy, paper_e2e):
+    """figs = (proxy figure, end-to-end figure)."""
+    alone = " / ".join(f"{row['priority_alone']['p99999']:.0f}" for row in r.rows)
+    return ([f"**Still Water {figs[0]} (proxy, §5.2) and {figs[1]} (end to end, §5.3), the underloaded scenario** "
+             f"(`scenarios/stillwater_underloaded.yaml`, {setup}, 200 MB/s; {figs[2]}): the write requests' latency "
+             "in us under the SA thread's event loop as deployed (`sa_loop.policy: fifo`), the thread split "
+             "(`offload: true`) and the §4.3 priority scheduler with the split (`policy: priority`). "
+             f"Paper, proxy: {paper_proxy}", ""]
+            + _underloaded_table(r.rows, "proxy", pct)
+            + ["", f"End to end (the scenario's backend on). Paper: {paper_e2e}", ""]
+            + _underloaded_table(r.rows, "e2e", pct)
+            + ["", f"The priority scheduler without the split (`offload: false`), proxy P99999 per point: {alone} us.", ""])

@@ -67,6 +67,10 @@ Engine::Engine(const bg::sim::Scenario &sc, const EngineOptions &opt, std::vecto
     : sc_(sc), opt_(opt), stores_(std::move(stores))
 {
     const std::size_t n = sc_.tenants.size();
+    // The SA threads' event loop with I/O-unrelated tasks is a model of the simulator only.
+    if (sc_.dpu.sa_loop != bg::sim::SaLoop::kNone)
+        throw bg::sim::ScenarioError(sc_.file + ":" + std::to_string(sc_.dpu.sa_loop_line) +
+                                     ": dpu.sa_loop: simulator only (the gateway's SA threads serve I/Os only)");
     dev_ = bg::sim::open_scenario_device(sc_, opt_.engine);
     hal_ = dev_->hal();
     bg::sim::program_device(sc_, opt_.scheduler, opt_.seed, hal_, dev_->params().ingress);

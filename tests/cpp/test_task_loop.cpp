@@ -8,6 +8,7 @@
 
 namespace {
 
+using bg::LoopPolicy;
 using bg::LoopRecord;
 using bg::Task;
 using bg::TaskClass;
@@ -29,12 +30,13 @@ Task bg_task(const std::string& name, std::uint64_t us)
 
 // Figure 9's initial state: A3 B3 C3 | a3 b2 c2, and D5 waiting in the rx buffer, which
 // generates E3, F3 (I/O-related) and d3, e3 (I/O-unrelated).
-TaskLoop figure9(std::uint32_t alpha_permille, UnrelatedGate gate)
+TaskLoop figure9(std::uint32_t alpha_permille, UnrelatedGate gate, LoopPolicy policy = LoopPolicy::kPriority)
 {
     TaskLoopConfig cfg;
     cfg.lt_ns = 10 * kUs;
     cfg.alpha_permille = alpha_permille;
     cfg.gate = gate;
+    cfg.policy = policy;
     TaskLoop loop(cfg);
     loop.enqueue(io("A", 3));
     loop.enqueue(io("B", 3));
@@ -215,6 +217,65 @@ TEST(TaskLoop, DynamicLtPreventsStarvation)
 {
     EXPECT_EQ(unrelated_run_under_load(0), 0u);
     EXPECT_EQ(unrelated_run_under_load(1200), 20u);
+}
+
+// The baseline event loop (§3.2, Figure 7) on Figure 9's tasks: one FIFO of both classes in the
+// order they were queued, the rx buffer polled every loop, each loop running the batch present
+// after its poll; what D spawns waits for loop 2. D arrives before loop 1, so loop 1 polls it
+// in (the priority loop skips the poll because its I/O queue is not empty).
+TEST(TaskLoop, FifoRunsTheBatchInQueueOrderAndPollsEveryLoop)
+{
+    TaskLoop loop = figure9(1200, UnrelatedGate::kFirstThenFit, LoopPolicy::kFifo);
+    const std::vector<LoopRecord> loops = loop.run(10);
+    ASSERT_EQ(loops.size(), 2u);
+    expect_trace(loop, {{1, "A", 0, 3},
+                        {1, "B", 3, 6},
+                        {1, "C", 6, 9},
+                        {1, "a", 9, 12},
+                        {1, "b", 12, 14},
+                        {1, "c", 14, 16},
+                        {1, "D", 16, 21},
+                        {2, "E", 21, 24},
+                        {2, "F", 24, 27},
+                        {2, "d", 27, 30},
+                        {2, "e", 30, 33}});
+    EXPECT_TRUE(loops[0].rx_polled);
+    EXPECT_EQ(loops[0].rx_taken, 1u);
+    EXPECT_EQ(loops[0].io_tasks, 4u);
+    EXPECT_EQ(loops[0].unrelated_tasks, 3u);
+    EXPECT_EQ(loops[0].t_io_ns, 21 * kUs);  // the whole batch: no loop timeout
+    EXPECT_EQ(loops[0].dlt_ns, 0u);
+    EXPECT_TRUE(loops[1].rx_polled);
+}
+
+// The simulator's use: a request arriving while a loop runs waits for the next loop's poll;
+// advance_to starts an idle loop at the caller's clock; take_trace hands the trace over once
+// with the caller's id; has_work sees only arrivals up to the loop's clock.
+TEST(TaskLoop, DrivenByAnOutsideClock)
+{
+    TaskLoop loop(TaskLoopConfig{});
+    Task r1 = io("r1", 4);
+    r1.id = 7;
+    loop.post_rx(std::move(r1), 0);
+    ASSERT_TRUE(loop.run_loop());
+    Task r2 = io("r2", 1);
+    r2.id = 8;
+    loop.post_rx(std::move(r2), 2 * kUs);  // arrived mid-loop (the loop ended at 4 us)
+    loop.post_rx(io("r3", 1), 40 * kUs);
+    std::vector<bg::TraceEntry> first = loop.take_trace();
+    ASSERT_EQ(first.size(), 1u);
+    EXPECT_EQ(first[0].id, 7u);
+    EXPECT_TRUE(loop.trace().empty());
+    EXPECT_TRUE(loop.has_work());
+    std::optional<LoopRecord> r = loop.run_loop();
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->start_ns, 4 * kUs);
+    EXPECT_EQ(loop.trace()[0].id, 8u);
+    EXPECT_EQ(loop.trace()[0].ready_ns, 4 * kUs);
+    EXPECT_FALSE(loop.has_work());  // r3 arrives at 40 us, after the loop's clock (5 us)
+    loop.advance_to(30 * kUs);
+    loop.advance_to(10 * kUs);  // never back
+    EXPECT_EQ(loop.now(), 30 * kUs);
 }
 
 }  // namespace

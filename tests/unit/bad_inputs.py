@@ -174,6 +174,23 @@ KEYS = [
     (f"{T0}.workload.sizes.4k", "num", 0, 1), (f"{T1}.workload.rate_iops", "num", 0, 1e9),
 ]
 
+
+def loop_scenario():
+    """base_scenario() with dpu.sa_loop, which only the simulator takes (the gateway refuses it)."""
+    doc = base_scenario()
+    doc["dpu"]["sa_loop"] = {"policy": "priority", "offload": "true", "lt_us": "10", "alpha": "1.2", "per_io_us": "1",
+                             "gate": "first_then_fit", "tasks": [{"period_us": "100", "us": "5", "offload": "false"}]}
+    return doc
+
+
+LOOP_KEYS = [
+    ("dpu.sa_loop.policy", "enum", ("fifo", "priority"), None), ("dpu.sa_loop.offload", "bool", None, None),
+    ("dpu.sa_loop.lt_us", "num", 0, 1e6), ("dpu.sa_loop.alpha", "num", 0, 1000), ("dpu.sa_loop.per_io_us", "num", 0, 1e6),
+    ("dpu.sa_loop.tasks[0].period_us", "num", 1, 1e7), ("dpu.sa_loop.tasks[0].us", "num", 0, 1e6),
+    ("dpu.sa_loop.tasks[0].offload", "bool", None, None),
+    ("dpu.sa_loop.gate", "enum", ("first_then_fit", "start_before_deadline"), None),
+]
+
 WRONG_TYPE = ["abc", "[1, 2]", "{a: 1}", "''", "~"]
 NOT_FINITE = [".nan", ".inf", "-.inf", "1e400"]
 
@@ -224,6 +241,21 @@ def scenario_cases():
         for label, v in bad_values(kind, lo, hi):
             doc = with_value(path, v)
             cases.append(scen_case(f"sim-{path}-{label}", doc, loc(doc, path)))
+    for path, kind, lo, hi in LOOP_KEYS:
+        for label, v in bad_values(kind, lo, hi):
+            doc = with_value(path, v, loop_scenario())
+            cases.append(scen_case(f"sim-{path}-{label}", doc, loc(doc, path)))
+    loops = [
+        ("sa-loop-no-policy", without("dpu.sa_loop.policy", loop_scenario()), "dpu.sa_loop.policy"),
+        ("sa-loop-unknown", with_value("dpu.sa_loop.bogus_key", "1", loop_scenario()), "dpu.sa_loop.bogus_key"),
+        ("sa-loop-tasks-map", with_value("dpu.sa_loop.tasks", {"a": "1"}, loop_scenario()), "dpu.sa_loop.tasks"),
+        ("sa-loop-task-scalar", with_value("dpu.sa_loop.tasks[0]", "5", loop_scenario()), "dpu.sa_loop.tasks[0]"),
+        ("sa-loop-task-no-us", without("dpu.sa_loop.tasks[0].us", loop_scenario()), "dpu.sa_loop.tasks[0]"),
+        ("sa-loop-scalar", with_value("dpu.sa_loop", "priority"), "dpu.sa_loop"),
+    ]
+    for label, doc, path in loops:
+        cases.append(scen_case(f"sim-{label}", doc, rf"({F}):\d+: {re.escape(path)}"))
+    cases.append(scen_case("sim-sa-loop-ok", loop_scenario(), None, expect="ok", check=_report_ok))
     # Unknown and doubled keys in every mapping, missing required keys.
     for parent in ["", "dpu", "dpu.cpu_ns.A.read", "dpu.backend_us", "dpu.buffers", "bios", "libra", "dualbucket", T0,
                    f"{T0}.base", f"{T0}.burst", f"{T0}.workload", f"{T1}.workload"]:
@@ -631,6 +663,9 @@ def gateway_cases():
         Case("gw-config-folder", GATEWAY, ["--config", "{d}", "--unix", "{d}/gw.sock"], {}, where=r".*: is a folder"),
         Case("gw-config-bad-key", GATEWAY, g, {"scenario.yaml": bad_scen},
              where=rf".*/scenario\.yaml:{Yaml(base_scenario()).at['dpu.threads']}: dpu\.threads: "),
+        # The line of the sa_loop mapping's first key, where yaml-cpp marks the mapping.
+        Case("gw-sa-loop", GATEWAY, g, {"scenario.yaml": Yaml(loop_scenario()).text()},
+             where=rf".*/scenario\.yaml:{Yaml(loop_scenario()).at['dpu.sa_loop.policy']}: dpu\.sa_loop: simulator only"),
         Case("gw-config-empty", GATEWAY, g, {"scenario.yaml": ""}, where=r".*/scenario\.yaml:1: "),
         Case("gw-config-non-utf8", GATEWAY, g, {"scenario.yaml": good.replace("victim", "vict\xefm").encode("latin-1")},
              where=r".*/scenario\.yaml:\d+: "),

@@ -1,17 +1,20 @@
-"""Still Water's dual-bucket headline on its own terms, held by a test.
+"""Still Water's headlines on their own terms, held by tests: the dual-bucket figures (Fig. 10,
+13, 18, 20) and the §4.3 priority task scheduler's underloaded figures (Fig. 11, 12, 19, 21).
 
-Runs scripts/reproduce.py's `stillwater_cheque` experiment (scripts/reproduce_stillwater.py)
+Runs scripts/reproduce.py's `stillwater_*` experiments (scripts/reproduce_stillwater.py)
 through the burstgate-sim binary, the numbers docs/results.md prints in "Still Water", and
 asserts the direction and a band around each. The simulations are seeded, so a band only
 absorbs a deliberate change. What each test catches is in its docstring.
 """
 
+import copy
 import shutil
 
 import pytest
 
 from . import headlines
 from .headlines import R
+from .headlines import run  # noqa: F401  (the shared fixture)
 
 
 @pytest.fixture(scope="module")
@@ -97,3 +100,112 @@ def test_fig13_end_to_end_with_the_cheque_alone(gap):
     assert row["base"]["p99999"] > gap["steady10"]["base"]["p99999"]  # the backend adds its part
     assert -95 <= _change(row, "p99999") <= -65
     assert _change(row, "p99") <= -80
+
+
+def _measure(name):
+    runner = headlines.runner()
+    rows = {row["key"]: row for row in R.EXPERIMENTS[name].measure(runner).rows}
+    shutil.rmtree(runner.tmp, ignore_errors=True)
+    return rows
+
+
+@pytest.fixture(scope="module")
+def underloaded():
+    return _measure("stillwater_underloaded")
+
+
+@pytest.fixture(scope="module")
+def underloaded_sizes():
+    return _measure("stillwater_underloaded_sizes")
+
+
+def _vs(row, path, design, q="p99999"):
+    return R.pct(row[path]["priority"][q], row[path][design][q])
+
+
+def test_fig12_priority_scheduler_cuts_the_proxy_write_tail(underloaded):
+    """Fig. 12 (proxy), 4 KiB at 200 MB/s, every write share: the priority scheduler (with the
+    split) P99999 -74 % vs the event loop as deployed and -32..-34 % vs the thread split
+    (paper: up to -63 % and -37 %). Catches sa_loop.policy ignored (priority = split), the
+    thread split's offload lost (split = baseline), and the I/O queue not served first."""
+    for key, row in underloaded.items():
+        p = row["proxy"]
+        assert p["priority"]["p99999"] < p["split"]["p99999"] < p["baseline"]["p99999"], key
+        assert -82 <= _vs(row, "proxy", "baseline") <= -65, key
+        assert -42 <= _vs(row, "proxy", "split") <= -25, key
+        assert _vs(row, "proxy", "split", "p99") <= -20, key
+
+
+def test_fig11_priority_scheduler_cuts_the_end_to_end_write_tail(underloaded):
+    """Fig. 11 (end to end, backend on): P99999 -67..-70 % vs baseline, -21..-31 % vs the thread
+    split (paper: -43 % and -22 %). Catches a backend that swamps the proxy's difference, or
+    the loop's completions posted at the loop's end instead of each I/O's own end."""
+    for key, row in underloaded.items():
+        assert -78 <= _vs(row, "e2e", "baseline") <= -58, key
+        assert -38 <= _vs(row, "e2e", "split") <= -14, key
+        assert row["e2e"]["priority"]["p50"] > row["proxy"]["priority"]["p50"] + 10, key  # backend on
+
+
+def test_the_priority_scheduler_does_not_starve_unrelated_tasks(underloaded):
+    """§4.3's DLT: the priority loop runs as many I/O-unrelated tasks as the thread split (the
+    same tasks on the SA thread; a few short at the run's end), and the split runs fewer than
+    the baseline (its offloaded timers). Without the split the priority loop lands between
+    (the offloadable tasks stay). Catches a strict-priority loop that starves them (one whose
+    unrelated gate never opens), and offload ignored by the task timers."""
+    for key, row in underloaded.items():
+        u = row["unrelated"]
+        assert u["priority"] >= 0.999 * u["split"], key
+        assert u["split"] < 0.99 * u["baseline"], key
+        alone = row["priority_alone"]["p99999"]
+        assert row["proxy"]["priority"]["p99999"] < alone < row["proxy"]["baseline"]["p99999"], key
+
+
+def test_fig19_21_priority_scheduler_at_8_to_64_kib(underloaded_sizes):
+    """Fig. 19 (proxy) and Fig. 21 (end to end), 8-64 KiB, 50 % writes: P99999 -32..-34 % vs the
+    thread split on the proxy (paper: up to -55 %), -26..-32 % end to end and -67..-70 % vs
+    baseline (paper: up to -37 % and -66 %). Catches a loop whose I/O task ignores the size
+    (true CPU time per KiB) and the same faults as Fig. 11/12."""
+    for key, row in underloaded_sizes.items():
+        assert -42 <= _vs(row, "proxy", "split") <= -25, key
+        assert -40 <= _vs(row, "e2e", "split") <= -18, key
+        assert -78 <= _vs(row, "e2e", "baseline") <= -58, key
+    p50 = [underloaded_sizes[s]["proxy"]["priority"]["p50"] for s in ("8k", "16k", "32k", "64k")]
+    assert p50 == sorted(p50) and p50[-1] > 4 * p50[0]
+
+
+@pytest.fixture(scope="module")
+def sizes_e2e():
+    return _measure("stillwater_sizes_e2e")
+
+
+def test_fig20_end_to_end_cheque_at_8_to_64_kib(sizes, sizes_e2e):
+    """Fig. 20 (end to end, backend on), 8-64 KiB, 50 % writes: the cheque alone cuts the steady
+    P99999 by 86-90 % at 8-32 KiB (paper: -77 % to -86 %); 64 KiB carries Fig. 18's gap (no
+    cheque fits one 64 KiB I/O in a 100 us window). Catches the backend left off (the
+    end-to-end baseline would equal the proxy's) and a cheque lost on the end-to-end path."""
+    for size in ("8k", "16k", "32k"):
+        row = sizes_e2e[size]
+        assert row["base"]["p99999"] > sizes[size]["base"]["p99999"], size  # the backend adds its part
+        assert -95 <= _change(row, "p99999") <= -75, size
+        assert _change(row, "p99") <= -85, size
+    assert sizes_e2e["64k"]["cheques"] == 0
+
+
+def test_sa_loop_runs_every_timer_and_every_io_task_and_is_deterministic(run):
+    """The event loop's bookkeeping on scenarios/stillwater_underloaded.yaml (1 s, 2 SA threads):
+    each thread's timers fire once per period (10000 + 1000 + 100 + 1000 + 100 in 1 s) and every
+    I/O spawns its own unrelated task, so the run executes about 2 x 12200 + the I/Os generated;
+    the thread split removes exactly the offloadable timers (2 x 1100); the same input twice
+    gives the same report. Catches a timer fired twice or skipped (the idle-wake bookkeeping), a
+    per-I/O task lost, offload applied to the wrong tasks, and an order that depends on memory."""
+    sc = R.load("stillwater_underloaded.yaml")
+    r1, rep1 = run(sc, "dualbucket")
+    r2, rep2 = run(copy.deepcopy(sc), "dualbucket")
+    assert rep1 == rep2
+    ios = sum(t["generated"] for t in r1.values())
+    assert abs(rep1["sa_loop"]["unrelated_tasks"] - (2 * 12200 + ios)) <= 2
+    split = copy.deepcopy(sc)
+    split["dpu"]["sa_loop"]["offload"] = True
+    r3, rep3 = run(split, "dualbucket")
+    ios3 = sum(t["generated"] for t in r3.values())
+    assert abs(rep3["sa_loop"]["unrelated_tasks"] - (2 * 11100 + ios3)) <= 2

@@ -11,6 +11,8 @@ TaskLoop::TaskLoop(const TaskLoopConfig& cfg) : cfg_(cfg)
     if (cfg.gate != UnrelatedGate::kStartBeforeDeadline &&
         cfg.gate != UnrelatedGate::kFirstThenFit)
         throw std::invalid_argument("task loop: unknown unrelated-task gate");
+    if (cfg.policy != LoopPolicy::kPriority && cfg.policy != LoopPolicy::kFifo)
+        throw std::invalid_argument("task loop: unknown loop policy");
 }
 
 std::uint64_t TaskLoop::dlt(std::uint64_t t_io_ns, std::uint32_t alpha_permille,
@@ -23,7 +25,8 @@ std::uint64_t TaskLoop::dlt(std::uint64_t t_io_ns, std::uint32_t alpha_permille,
 
 void TaskLoop::push(Task task, std::uint64_t ready_ns)
 {
-    auto& q = task.cls == TaskClass::kIoRelated ? io_ : unrelated_;
+    // kFifo keeps both classes in one queue (io_), in the order they became ready.
+    auto& q = task.cls == TaskClass::kIoRelated || cfg_.policy == LoopPolicy::kFifo ? io_ : unrelated_;
     q.push_back(Ready{std::move(task), ready_ns});
 }
 
@@ -43,7 +46,7 @@ void TaskLoop::execute(Ready r, std::uint64_t loop)
 {
     const std::uint64_t start = now_;
     now_ += r.task.duration_ns;
-    trace_.push_back(TraceEntry{loop, r.task.name, r.task.cls, r.ready_ns, start, now_});
+    trace_.push_back(TraceEntry{loop, r.task.name, r.task.cls, r.ready_ns, start, now_, r.task.id});
     for (Task& child : r.task.spawns)
         push(std::move(child), now_);
 }
@@ -60,7 +63,7 @@ std::optional<LoopRecord> TaskLoop::run_loop()
     rec.loop = ++loops_;
     rec.start_ns = now_;
 
-    if (io_.empty()) {
+    if (io_.empty() || cfg_.policy == LoopPolicy::kFifo) {
         rec.rx_polled = true;
         const std::uint64_t poll_time = now_;
         while (!rx_.empty() && rx_.front().arrival_ns <= poll_time) {
@@ -69,6 +72,20 @@ std::optional<LoopRecord> TaskLoop::run_loop()
             rec.rx_taken++;
         }
         now_ += cfg_.rx_poll_ns;
+    }
+
+    if (cfg_.policy == LoopPolicy::kFifo) {
+        // The batch present after the poll; what it spawns lands behind it, for the next loop.
+        for (std::size_t batch = io_.size(); batch > 0; batch--) {
+            Ready r = std::move(io_.front());
+            io_.pop_front();
+            const bool io_task = r.task.cls == TaskClass::kIoRelated;
+            execute(std::move(r), rec.loop);
+            (io_task ? rec.io_tasks : rec.unrelated_tasks)++;
+        }
+        rec.t_io_ns = now_ - rec.start_ns;
+        rec.end_ns = now_;
+        return rec;
     }
 
     while (!io_.empty()) {

@@ -26,7 +26,7 @@ IoPath::IoPath(const Scenario &sc, std::uint64_t seed, std::uint32_t vqueues, De
 
 void IoPath::stage_event(std::uint64_t t, SaEvent e, std::uint32_t id)
 {
-    events_.push(t, e == SaEvent::kCpuDone ? EventKind::kCpuDone : EventKind::kSwlDone, id);
+    events_.push(t, e == SaEvent::kCpuDone ? EventKind::kCpuDone : e == SaEvent::kSwlDone ? EventKind::kSwlDone : EventKind::kSaLoop, id);
 }
 
 void IoPath::offer(std::uint64_t now, std::span<const std::uint32_t> ids)

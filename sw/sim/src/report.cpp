@@ -90,6 +90,9 @@ std::string report_json(const SimResult &r)
     for (std::size_t i = 0; i < r.thread_completed.size(); i++)
         s += (i ? ", " : "") + std::to_string(r.thread_completed[i]);
     s += "],\n";
+    if (r.sa_loop)
+        s += "  \"sa_loop\": {\"loops\": " + std::to_string((*r.sa_loop)[0]) + ", \"unrelated_tasks\": " +
+             std::to_string((*r.sa_loop)[1]) + "},\n";
     s += "  \"events\": " + std::to_string(r.events) + ", \"windows\": " + std::to_string(r.windows) +
          (r.window_overruns ? ", \"window_overruns\": " + std::to_string(*r.window_overruns) : std::string()) + ",\n";
     s += "  \"ios\": {\"generated\": " + std::to_string(r.generated) + ", \"finished\": " + std::to_string(r.finished) +

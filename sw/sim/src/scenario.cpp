@@ -85,12 +85,47 @@ void load_cpu(const Loader &L, const YAML::Node &n, const std::string &path, Dpu
     }
 }
 
+void load_sa_loop(const Loader &L, const YAML::Node &n, const std::string &P, Dpu &d)
+{
+    L.require_map(n, P);
+    d.sa_loop_line = n.Mark().line + 1;
+    L.check_keys(n, P, {"policy", "offload", "lt_us", "alpha", "per_io_us", "tasks", "gate"});
+    if (!n["policy"])
+        L.fail(n, P + ".policy", "missing: fifo (the event loop's baseline) or priority (§4.3)");
+    d.sa_loop = choose<SaLoop>(L, n["policy"], P + ".policy", {{"fifo", SaLoop::kFifo}, {"priority", SaLoop::kPriority}});
+    if (n["offload"]) d.sa_offload = L.boolean(n["offload"], P + ".offload");
+    if (n["gate"])
+        d.sa_gate_literal = choose<bool>(L, n["gate"], P + ".gate",
+                                         {{"first_then_fit", false}, {"start_before_deadline", true}});
+    // Integer ns, as bg::TaskLoop keeps time; alpha in 1/1000 (DLT = alpha * T_IO / 1000).
+    if (n["lt_us"]) d.sa_lt_ns = static_cast<std::uint64_t>(std::llround(L.number(n["lt_us"], P + ".lt_us", 0, 1e6) * 1e3));
+    if (n["alpha"]) d.sa_alpha_permille = static_cast<std::uint32_t>(std::lround(L.number(n["alpha"], P + ".alpha", 0, 1000) * 1e3));
+    if (n["per_io_us"]) d.sa_per_io_ns = static_cast<std::uint64_t>(std::llround(L.number(n["per_io_us"], P + ".per_io_us", 0, 1e6) * 1e3));
+    if (const YAML::Node ts = n["tasks"]) {
+        if (!ts.IsSequence() || ts.size() > 64)
+            L.fail(ts, P + ".tasks", "expected a list of at most 64 {period_us, us, offload}");
+        for (std::size_t i = 0; i < ts.size(); i++) {
+            const std::string tp = P + ".tasks[" + std::to_string(i) + "]";
+            const YAML::Node t = ts[i];
+            L.require_map(t, tp);
+            L.check_keys(t, tp, {"period_us", "us", "offload"});
+            if (!t["period_us"] || !t["us"])
+                L.fail(t, tp, "needs both period_us and us");
+            SaTask k;
+            k.period_ns = static_cast<std::uint64_t>(std::llround(L.number(t["period_us"], tp + ".period_us", 1, 1e7) * 1e3));
+            k.duration_ns = static_cast<std::uint64_t>(std::llround(L.number(t["us"], tp + ".us", 0, 1e6) * 1e3));
+            if (t["offload"]) k.offload = L.boolean(t["offload"], tp + ".offload");
+            d.sa_tasks.push_back(k);
+        }
+    }
+}
+
 void load_dpu(const Loader &L, const YAML::Node &n, Dpu &d)
 {
     const std::string P = "dpu";
     L.check_keys(n, P, {"threads", "lb_policy", "cpu_ns", "ingress_gbps", "egress_gbps", "swlimit_mbps",
                         "backend_us", "reserved_share", "target_delay_us", "estimate_error", "cost_adjust", "sa_discipline",
-                        "queue_depth", "header_bytes", "bios_alpha", "bios_weight_throttle", "buffers", "provision", "grant_carry", "iops_cap"});
+                        "queue_depth", "header_bytes", "bios_alpha", "bios_weight_throttle", "buffers", "provision", "grant_carry", "iops_cap", "sa_loop"});
     if (n["threads"]) d.threads = L.u32(n["threads"], P + ".threads", 1, BG_QUEUES_MAX);
     if (n["lb_policy"])
         d.lb_policy = choose<LbPolicy>(L, n["lb_policy"], P + ".lb_policy",
@@ -138,6 +173,8 @@ void load_dpu(const Loader &L, const YAML::Node &n, Dpu &d)
     if (n["header_bytes"]) d.header_bytes = L.u32(n["header_bytes"], P + ".header_bytes", 0, 65536);
     if (n["bios_alpha"]) d.bios_alpha = L.number(n["bios_alpha"], P + ".bios_alpha", 0, 1);
     if (n["bios_weight_throttle"]) d.bios_weight_throttle = L.number(n["bios_weight_throttle"], P + ".bios_weight_throttle", 0, 1000);
+    if (n["sa_loop"])
+        load_sa_loop(L, n["sa_loop"], P + ".sa_loop", d);
 }
 
 void load_bios(const Loader &L, const YAML::Node &n, BiosCfg &b)

@@ -195,6 +195,7 @@ SimResult Sim::run()
         case EventKind::kSwlDone: path_.swl_done(now_, id); break;
         case EventKind::kBackendDone: path_.backend_done(now_, id); break;
         case EventKind::kComplete: on_complete(id); break;
+        case EventKind::kSaLoop: path_.sa_loop(now_, id); break;  // id is the SA thread
         case EventKind::kWindow:
             on_window();
             if (now_ + sc_.window_ns <= sc_.duration_ns)
@@ -213,6 +214,8 @@ SimResult Sim::run()
     res.events = events_;
     res.deferred_pending = path_.deferred();
     path_.account(res, tally_.period_s());
+    if (sc_.dpu.sa_loop != SaLoop::kNone)
+        res.sa_loop = std::array<std::uint64_t, 2>{path_.stages().loops(), path_.stages().unrelated_run()};
     tally_.finish();
     fw_.read_final(res);
     if (lsm_)

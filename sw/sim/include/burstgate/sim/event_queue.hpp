@@ -11,10 +11,11 @@
 namespace bg::sim {
 
 // The order here is the order of events due at the same time: it is part of a run's bytes.
-enum class EventKind : std::uint32_t { kStart, kArrival, kCpuDone, kSwlDone, kBackendDone, kComplete, kWindow };
+enum class EventKind : std::uint32_t { kStart, kArrival, kCpuDone, kSwlDone, kBackendDone, kComplete, kWindow, kSaLoop };
 
 // Time, then kind and I/O id packed so that the heap compares two words. The id is the
-// tenant's index for kStart and kArrival, an I/O record's (io_table.hpp) otherwise.
+// tenant's index for kStart and kArrival, the SA thread's for kSaLoop (dpu.sa_loop), an I/O
+// record's (io_table.hpp) otherwise.
 struct Event {
     std::uint64_t t;
     std::uint64_t key;  // kind << 32 | id

@@ -41,6 +41,7 @@ public:
     void cpu_done(std::uint64_t now, std::uint32_t id);
     void swl_done(std::uint64_t now, std::uint32_t id);
     void backend_done(std::uint64_t now, std::uint32_t id);
+    void sa_loop(std::uint64_t now, std::uint32_t thread) { sa_->loop_event(now, thread); }
     // The response of `io` (record id, already copied out) was delivered at `now`: the
     // device hears of it with its SA delay (completion - admission - backend).
     void complete(std::uint64_t now, std::uint32_t id, const Io &io);
@@ -48,6 +49,7 @@ public:
     std::size_t deferred() const { return deferred_.size(); }
     // Utilization, admitted load and in-flight count of the report (SaStages::account).
     void account(SimResult &r, double period_s) const { sa_->account(r, period_s); }
+    const SaStages &stages() const { return *sa_; }
 
 private:
     void stage_event(std::uint64_t t, SaEvent e, std::uint32_t id) override;

@@ -5,6 +5,13 @@
 //   the tenants' vCPU queues, one I/O per turn (dpu.sa_discipline: rr; BurstCBS §5.1 "one
 //   ingress queue per vCPU", §5.2 the SA "iterates through all ingress queues") or in arrival
 //   order (fifo); service = the I/O's true CPU time (dpu.cpu_ns)
+//   With dpu.sa_loop the thread is instead an event loop (bg::TaskLoop, "Come Hell or Still
+//   Water" §3.2/§4.3): its I/Os wait in the rx buffer until a loop polls it, and it also runs
+//   the periodic I/O-unrelated tasks (sa_loop.tasks) and each I/O's spawned one (per_io_us),
+//   in one FIFO batch per loop (policy: fifo) or I/O-related first, the rest up to DLT
+//   (priority); offload: true moves the tasks marked offload off the thread (the thread split).
+//   A loop's schedule is fixed when it starts, so each I/O's kCpuDone and the loop's end
+//   (kLoop, id = the thread) are posted then; I/Os arriving meanwhile wait for the next loop.
 //   -> software limiter: one server shared by all threads, same discipline, size / swlimit_mbps
 //   -> egress link (request header + write data), FIFO, bytes / egress_gbps
 //   (backend: the caller's -- a lognormal delay in the simulator, the real store in the gateway)
@@ -18,7 +25,10 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
+
+#include "burstgate/model/task_loop.hpp"
 
 #include "burstgate/sim/scenario.hpp"
 
@@ -26,7 +36,7 @@ namespace bg::sim {
 
 struct SimResult;
 
-enum class SaEvent : std::uint8_t { kCpuDone, kSwlDone };
+enum class SaEvent : std::uint8_t { kCpuDone, kSwlDone, kLoop };
 
 // The SA's view of one admitted I/O.
 struct SaItem {
@@ -62,6 +72,11 @@ public:
     std::uint64_t ingress(std::uint64_t now, std::uint32_t id);
     // The I/O is complete (its response delivered).
     void complete(std::uint32_t id, bool measured);
+    // dpu.sa_loop: a kLoop event of thread `thread` (a loop's end or an idle thread's timer).
+    void loop_event(std::uint64_t now, std::uint32_t thread);
+    // dpu.sa_loop: loops run and I/O-unrelated tasks run on the SA threads, in total.
+    std::uint64_t loops() const;
+    std::uint64_t unrelated_run() const { return unrelated_run_; }
 
     const SaItem &item(std::uint32_t id) const { return items_[id]; }
     // I/Os admitted and not yet complete.
@@ -122,6 +137,15 @@ private:
         Fifo<std::uint16_t> ring_;
         bool rr_;
     };
+    // One SA thread's event loop (dpu.sa_loop).
+    struct Loop {
+        std::unique_ptr<bg::TaskLoop> loop;
+        std::vector<std::uint64_t> next_due;  // per sa_tasks entry; UINT64_MAX: off this thread
+        bool running = false;
+        std::uint64_t end = 0;                         // the running loop's end
+        std::uint64_t wake = ~std::uint64_t{0};        // the idle thread's pending timer event
+    };
+    void start_loop(std::uint64_t now, std::uint32_t thread);
     void start_cpu(std::uint64_t now, std::uint32_t thread);
     void start_swl(std::uint64_t now);
 
@@ -129,6 +153,8 @@ private:
     Sink &sink_;
     std::vector<SaItem> items_;
     std::vector<Server> threads_;
+    std::vector<Loop> loops_;  // empty without dpu.sa_loop
+    std::uint64_t unrelated_run_ = 0;
     Server swl_;
     double eg_free_ = 0, in_free_ = 0;
     double ns_per_swl_byte_ = 0, ns_per_eg_byte_ = 0, ns_per_in_byte_ = 0;

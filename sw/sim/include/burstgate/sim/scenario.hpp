@@ -30,6 +30,16 @@ struct CpuProfile {
 enum class Scheduler { kBios, kBase, kWild, kDualBucket, kDdrr };
 using bg::LbPolicy;  // the model's: its values are LB.POLICY's
 
+// dpu.sa_loop: the SA thread as an event loop that also runs I/O-unrelated tasks ("Come Hell or
+// Still Water" §3.2, §4.3; bg::TaskLoop). Without the key (kNone) the thread serves I/Os only.
+enum class SaLoop : std::uint8_t { kNone, kFifo, kPriority };
+
+// One periodic I/O-unrelated task of every SA thread: due every period_ns from t = period_ns.
+struct SaTask {
+    std::uint64_t period_ns = 0, duration_ns = 0;
+    bool offload = false;  // moved off the SA thread by the thread split (sa_loop.offload)
+};
+
 struct Dpu {
     std::uint32_t threads = 2;
     LbPolicy lb_policy = LbPolicy::kJsq;
@@ -55,6 +65,15 @@ struct Dpu {
     // dpu.buffers: the two-tier buffer pool (BurstCBS §5.1, Fig. 12), BPOOL registers.
     // dedicated = 0: not programmed (the reset values: 4095 per queue, no shared pool).
     std::uint32_t buf_dedicated = 0, buf_shared = 0, buf_borrow_cap = 0xFFFF, buf_quiet = 1;
+    // dpu.sa_loop (docs/simulator.md): policy, the thread split, §4.3's LT and alpha, the tasks.
+    SaLoop sa_loop = SaLoop::kNone;
+    int sa_loop_line = 0;  // of the sa_loop mapping, for the gateway's refusal
+    bool sa_offload = false;
+    std::uint64_t sa_lt_ns = 10000;        // §4.3: LT = 10 us
+    std::uint32_t sa_alpha_permille = 1200;  // §4.3: alpha = 1.2
+    std::uint64_t sa_per_io_ns = 0;        // each I/O spawns one I/O-unrelated task this long
+    bool sa_gate_literal = false;          // gate: start_before_deadline (§4.3's rule read literally)
+    std::vector<SaTask> sa_tasks;
 };
 
 // `bios:` BIOS's variations of Algorithm 1 (fw/include/burstgate/bios.h); every default is

@@ -83,6 +83,8 @@ struct SimResult {
     std::uint64_t generated = 0, finished = 0, in_flight = 0, deferred_pending = 0;
     std::uint64_t bad_completions = 0;  // CTRL.BAD_COMPLETIONS: must be 0
     std::vector<std::uint64_t> thread_completed;  // measured period: I/Os completed per SA thread
+    // dpu.sa_loop only: the SA threads' loops and the I/O-unrelated tasks they ran (whole run).
+    std::optional<std::array<std::uint64_t, 2>> sa_loop;
     std::array<std::uint32_t, 4> final_factor{};  // COST.FACTOR at the end (Q4.12)
     std::vector<std::string> warnings;  // scenario warnings (file:line: path: message)
     double wall_s = 0, cpu_s = 0;       // not in the report (they would break reproducibility)
