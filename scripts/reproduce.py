@@ -657,6 +657,8 @@ EXPERIMENTS = {
                                 reproduce_libra.libra_vs_bios_md, None),
     "libra_fig7": Experiment(lambda run: reproduce_libra.insulation(run, load, tenant),
                              reproduce_libra.insulation_md, None),
+    "libra_fig8_9": Experiment(lambda run: reproduce_libra.cost_models(run, load, tenant),
+                               reproduce_libra.cost_models_md, None),
     "libra_fig11": Experiment(lambda run: reproduce_libra.profiles(run, load, tenant),
                               reproduce_libra.profiles_md, None),
     "stillwater_cheque": Experiment(lambda run: reproduce_stillwater.cheque_gap(run, load),

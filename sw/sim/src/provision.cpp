@@ -25,6 +25,15 @@ namespace {
 // loader writes it. Throws (prefixed by `where`) when the table rejects the profile.
 void load_cost_table(const Dpu &d, const bg_hal *h, const std::string &where)
 {
+    if (!d.vop_points.empty()) {  // dpu.vop_curve: VOPs in the CPU dimension, every product alike
+        std::vector<bg_vop_point> pts;
+        for (const auto &q : d.vop_points)
+            pts.push_back({q[0], q[1], q[2]});
+        const int rc = bg_cost_load_vop(h, pts.data(), static_cast<unsigned>(pts.size()), BG_DIM_CPU);
+        if (rc != BG_COST_OK)
+            throw ScenarioError(where + "dpu.vop_curve: the cost table rejects this curve (code " + std::to_string(rc) + ")");
+        return;
+    }
     for (unsigned p = 0; p < kProducts; p++) {
         if (!d.defined[p])
             continue;
@@ -41,7 +50,8 @@ void load_cost_table(const Dpu &d, const bg_hal *h, const std::string &where)
 
 bool same_profile(const Dpu &a, const Dpu &b)
 {
-    if (a.defined != b.defined || a.estimate_error != b.estimate_error || a.header_bytes != b.header_bytes)
+    if (a.defined != b.defined || a.estimate_error != b.estimate_error || a.header_bytes != b.header_bytes ||
+        a.vop_points != b.vop_points)
         return false;
     for (unsigned p = 0; p < kProducts; p++)
         for (unsigned w = 0; w < 2; w++)
@@ -306,6 +316,8 @@ void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmw
     bg_vec total;
     for (unsigned k = 0; k < 4; k++)
         total.d[k] = sat32(cap_per_s[k] * w_s);
+    if (!d.vop_points.empty())  // dpu.vop_curve: the CPU dimension counts milli-VOPs
+        total.d[BG_DIM_CPU] = sat32(d.vop_per_s * 1000 * w_s);
     cfg.bios.total = total;
     cfg.bios.reserved_q16 = sat32(d.reserved_share * BG_BIOS_ONE);
     cfg.bios.alpha_q16 = sat32(d.bios_alpha * BG_BIOS_ONE);

@@ -55,6 +55,11 @@ struct Dpu {
     // dpu.buffers: the two-tier buffer pool (BurstCBS §5.1, Fig. 12), BPOOL registers.
     // dedicated = 0: not programmed (the reset values: 4095 per queue, no shared pool).
     std::uint32_t buf_dedicated = 0, buf_shared = 0, buf_borrow_cap = 0xFFFF, buf_quiet = 1;
+    // dpu.vop_curve: Libra's VOP cost model (§4.3) in the estimator's CPU dimension in place of
+    // the products' affine CPU profiles: {size bytes, read, write milli-VOPs} points, piecewise
+    // linear between them (bg_cost_load_vop), and the capacity in VOP/s. Empty: the profiles.
+    std::vector<std::array<std::uint32_t, 3>> vop_points;
+    double vop_per_s = 0;
 };
 
 // `bios:` BIOS's variations of Algorithm 1 (fw/include/burstgate/bios.h); every default is
