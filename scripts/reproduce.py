@@ -661,6 +661,8 @@ EXPERIMENTS = {
                                reproduce_libra.cost_models_md, None),
     "libra_fig11": Experiment(lambda run: reproduce_libra.profiles(run, load, tenant),
                               reproduce_libra.profiles_md, None),
+    "libra_fig12": Experiment(lambda run: reproduce_libra.swap(run, load, tenant),
+                              reproduce_libra.swap_md, None),
     "stillwater_cheque": Experiment(lambda run: reproduce_stillwater.cheque_gap(run, load),
                                     lambda r: reproduce_stillwater.cheque_gap_md(r, pct), "cheque_gap"),
     "stillwater_sizes": Experiment(lambda run: reproduce_stillwater.cheque_sizes(run, load),

@@ -4,6 +4,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -186,7 +187,24 @@ void load_bios(const Loader &L, const YAML::Node &n, BiosCfg &b)
 void load_libra(const Loader &L, const YAML::Node &n, LibraCfg &b)
 {
     const std::string P = "libra";
-    L.check_keys(n, P, {"floor_share", "ewma_weight", "policy_ms", "admission", "unit"});
+    L.check_keys(n, P, {"floor_share", "ewma_weight", "policy_ms", "admission", "unit", "swap"});
+    if (const YAML::Node s = n["swap"]) {
+        const std::string S = P + ".swap";
+        L.check_keys(s, S, {"workloads_ms", "reservations_ms", "pairs"});
+        if (s["workloads_ms"]) b.swap_workloads_ns = static_cast<std::uint64_t>(L.number(s["workloads_ms"], S + ".workloads_ms", 0, 1e9) * 1e6);
+        if (s["reservations_ms"])
+            b.swap_reservations_ns = static_cast<std::uint64_t>(L.number(s["reservations_ms"], S + ".reservations_ms", 0, 1e9) * 1e6);
+        const YAML::Node pairs = s["pairs"];
+        if (!pairs || !pairs.IsSequence() || pairs.size() == 0 || pairs.size() > BG_TENANTS_MAX)
+            L.fail(pairs ? pairs : s, S + ".pairs", "expected a list of [tenant, tenant] name pairs");
+        b.swap_line = pairs.Mark().line + 1;
+        for (std::size_t i = 0; i < pairs.size(); i++) {
+            const std::string pp = S + ".pairs[" + std::to_string(i) + "]";
+            if (!pairs[i].IsSequence() || pairs[i].size() != 2)
+                L.fail(pairs[i], pp, "expected [tenant, tenant]");
+            b.swap_names.push_back({L.string(pairs[i][0], pp + "[0]"), L.string(pairs[i][1], pp + "[1]")});
+        }
+    }
     if (n["unit"]) b.vop = choose<bool>(L, n["unit"], P + ".unit", {{"vop", true}, {"vector", false}});
     if (n["floor_share"]) b.floor_share = L.number(n["floor_share"], P + ".floor_share", 1e-6, 1);
     if (n["ewma_weight"]) b.ewma_weight = L.number(n["ewma_weight"], P + ".ewma_weight", 1e-4, 1);
@@ -488,6 +506,22 @@ Scenario parse_scenario(const std::string &text, const std::string &file, const 
         if (!names.insert(t.name).second)
             L.fail(ts[i]["name"], P + ".name", "duplicate tenant name '" + t.name + "'");
         s.tenants.push_back(std::move(t));
+    }
+    // libra.swap's names, now that the tenants are known: each tenant in at most one pair.
+    std::set<std::string> swapped;
+    for (const auto &pair : s.libra.swap_names) {
+        std::array<std::uint32_t, 2> ix{};
+        for (int k = 0; k < 2; k++) {
+            const auto it = std::find_if(s.tenants.begin(), s.tenants.end(), [&](const Tenant &t) { return t.name == pair[k]; });
+            if (it == s.tenants.end())
+                L.fail_line(s.libra.swap_line, "libra.swap.pairs", "no tenant named '" + pair[k] + "'");
+            if (!swapped.insert(pair[k]).second)
+                L.fail_line(s.libra.swap_line, "libra.swap.pairs", "tenant '" + pair[k] + "' is in more than one pair");
+            ix[k] = static_cast<std::uint32_t>(it - s.tenants.begin());
+            if (it->wl.trace)
+                L.fail_line(s.libra.swap_line, "libra.swap.pairs", "tenant '" + pair[k] + "' replays a trace: only size mixes swap");
+        }
+        s.libra.swap_pairs.push_back(ix);
     }
     if (root["lsm"])
         load_lsm_section(root["lsm"], file, s);

@@ -80,6 +80,12 @@ struct LibraCfg {
     double policy_ms = 1000;           // §4.1: "once per second in our prototype"; 0: profiles off
     bool admit_floor = false;          // admission: floor (true) | envelope (false, the default rule)
     bool vop = true;                   // unit: vop (one scalar per tenant, §4.3) | vector (per dimension)
+    // swap: Libra Fig. 12's events: each pair of tenants swaps workloads (I/O mix) at
+    // swap_workloads_ns and reservations (v, r) at swap_reservations_ns (burstgate-sim only).
+    std::uint64_t swap_workloads_ns = UINT64_MAX, swap_reservations_ns = UINT64_MAX;
+    std::vector<std::array<std::string, 2>> swap_names;
+    int swap_line = 1;
+    std::vector<std::array<std::uint32_t, 2>> swap_pairs;  // tenant indices, resolved at load
 };
 
 struct DualBucketCfg {
