@@ -269,3 +269,27 @@ def test_swap_bad_pairs_are_one_line(tmp_path, swap, what):
     assert res.returncode == 2, res.stderr
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and f"{path}:" in lines[0] and "libra.swap.pairs" in lines[0] and what in lines[0], lines
+
+
+def test_swap_refuses_a_partner_workload_the_grants_cannot_admit(tmp_path):
+    """After libra.swap a tenant issues its partner's sizes: Fig. 19's victim (81.92 MB/s burst, no
+    grant carry) given the neighbour's 128 KiB I/Os could never be admitted, so the load refuses it at
+    libra.swap.pairs (exit 2, one line) instead of a run whose tenant stalls from the swap on.
+    Catches the swap skipping the admissibility check every tenant's own sizes get."""
+    sc = yaml.safe_load((ROOT / "scenarios" / "fig19_bps_neighbor.yaml").read_text())
+    sc["scheduler"] = "ddrr"
+    sc["dpu"]["grant_carry"] = False
+    sc["libra"] = {"swap": {"workloads_ms": 100, "pairs": [["victim", "bursty"]]}}
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(sc, sort_keys=False))
+    res = subprocess.run([str(SIM), str(path), "--quiet", "--out", str(tmp_path / "r.json")],
+                         capture_output=True, text=True, check=False)
+    assert res.returncode == 2, res.stderr
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"{path}:" in lines[0] and "libra.swap.pairs" in lines[0], lines
+    assert "'victim' with 'bursty''s workload" in lines[0] and "never be admitted" in lines[0], lines
+    del sc["libra"]["swap"]
+    path.write_text(yaml.safe_dump(sc, sort_keys=False))
+    res = subprocess.run([str(SIM), str(path), "--quiet", "--out", str(tmp_path / "r.json")],
+                         capture_output=True, text=True, check=False)
+    assert res.returncode == 0, res.stderr

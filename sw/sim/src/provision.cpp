@@ -365,6 +365,25 @@ void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmw
         const auto credits = static_cast<std::uint32_t>(t.burst_credits);
         f.t[i].credit_max = bg_credit_from_ios(std::max<std::uint32_t>(5'400'000u, credits), &ref);
     }
+    // libra.swap: after the swap a tenant issues its partner's sizes, which its grants must admit too.
+    for (const auto &pair : sc.libra.swap_pairs)
+        for (int k = 0; k < 2; k++) {
+            const std::uint32_t a = pair[k], b = pair[1 - k];
+            Scenario alt = sc;
+            alt.tenants[a].wl.sizes = sc.tenants[b].wl.sizes;
+            alt.tenants[a].wl.read_share = sc.tenants[b].wl.read_share;
+            if (sched == Scheduler::kDualBucket && !sc.db.tenant_contracts)
+                continue;
+            try {
+                check_admissible(alt, a, f.t[a].res_base, f.t[a].res_burst, f.carry_max[a], warnings);
+            } catch (const ScenarioError &e) {
+                const std::string m = e.what();
+                const std::size_t at = m.find("tenants[");
+                throw ScenarioError(sc.file + ":" + std::to_string(sc.libra.swap_line) + ": libra.swap.pairs: tenant '" +
+                                    sc.tenants[a].name + "' with '" + sc.tenants[b].name + "''s workload: " +
+                                    (at == std::string::npos ? m : m.substr(at)));
+            }
+        }
     if (sched == Scheduler::kDdrr || sc.libra.admit_floor)
         check_floor(sc, f, total);
     if (sched == Scheduler::kDdrr) {
