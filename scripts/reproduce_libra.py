@@ -179,3 +179,193 @@ def profiles_md(r):
         lines.append(f"| {key} | {per['small']:.1f} | {per['large']:.1f} |")
     lines.append("")
     return lines
+
+
+# Libra Fig. 8-9: cost models. The device's max-IOPS curve is measured on the simulator's own
+# DPU model (one backlogged tenant alone per size and op); a model is a VOP curve programmed into
+# the estimator's size classes (`dpu.vop_curve`), or "exact": the estimator's own cost vector,
+# whose VOP is the largest share of the capacity it takes (the curve the points sample).
+CURVE_SIZES = (1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144)
+COST_MODELS = {"exact": "Libra exact", "fitted": "Libra fitted", "linear": "linear with intercept",
+               "constant": "constant cost per byte", "fixed": "fixed per IOP"}
+FIT_POINTS = 7  # the table's 8 size classes hold 7 points above 0 bytes (cost_table.h)
+
+
+def _interp(points, size, k):
+    """The cost the table charges (bg_cost_load_vop): flat below the first point, linear between
+    points, the last slope beyond the last; k = 1 read, 2 write."""
+    if size <= points[0][0] or len(points) == 1:
+        return points[0][k]
+    for a, b in zip(points, points[1:]):
+        if size <= b[0]:
+            return a[k] + (b[k] - a[k]) * (size - a[0]) / (b[0] - a[0])
+    a, b = points[-2], points[-1]
+    return b[k] + (b[k] - a[k]) * (size - b[0]) / (b[0] - a[0])
+
+
+def _fit(points, n):
+    """Drop the interior point whose loss the piecewise-linear curve misses least (largest relative
+    error over every measured point), until n remain: the curve the table can hold."""
+    pts = list(points)
+    while len(pts) > n:
+        best = None
+        for i in range(1, len(pts) - 1):
+            trial = pts[:i] + pts[i + 1:]
+            err = max(abs(_interp(trial, p[0], k) / p[k] - 1) for p in points for k in (1, 2))
+            if best is None or err < best[0]:
+                best = (err, trial)
+        pts = best[1]
+    return pts
+
+
+@dataclasses.dataclass
+class CostModels:
+    """``curve[model]`` = [(size, read VOPs, write VOPs)] (exact: the measured points);
+    ``vop_per_s`` the device's 1 KiB-read IOPS; ``mmr[model][(rs, ws)]`` = (IOP insulation MMR,
+    VOP allocation MMR) over Fig. 7's 8 tenants."""
+    curve: dict
+    vop_per_s: float
+    mmr: dict
+
+
+def cost_models(run, load, tenant):
+    base = load("fig19_bps_neighbor.yaml")
+    base.update(duration_ms=100, warmup_ms=20)
+    base.pop("libra", None)
+    alone = {}
+    for op in ("read", "write"):
+        for size in CURVE_SIZES:
+            sc = copy.deepcopy(base)
+            sc["tenants"] = [_insulation_tenant("t", op, size)]
+            sc["tenants"][0]["workload"]["iodepth"] = 256
+            alone[(op, size)] = run(sc, "ddrr")[0]["t"]["iops"]
+    top = alone[("read", 1024)]
+    exact = [(s, top / alone[("read", s)], top / alone[("write", s)]) for s in CURVE_SIZES]
+    r1, w1 = exact[0][1], exact[0][2]
+    curve = {"exact": exact, "fitted": _fit(exact, FIT_POINTS), "linear": [exact[0], exact[-1]],
+             "constant": [(1024, r1, w1), (262144, 256 * r1, 256 * w1)], "fixed": [(1024, r1, w1)]}
+    mmr = {}
+    for model in COST_MODELS:
+        per = mmr[model] = {}
+        for rs in READ_SIZES:
+            for ws in WRITE_SIZES:
+                sc = copy.deepcopy(base)
+                if model != "exact":
+                    sc["dpu"]["vop_curve"] = {"per_s": round(top), "points": [
+                        [s, round(r, 3), round(w, 3)] for s, r, w in curve[model]]}
+                sizes = {"r": _bytes(rs), "w": _bytes(ws)}
+                sc["tenants"] = ([_insulation_tenant(f"r{i}", "read", rs) for i in range(4)] +
+                                 [_insulation_tenant(f"w{i}", "write", ws) for i in range(4)])
+                for t in sc["tenants"]:
+                    # A quarter of Fig. 7's bases (still equal allocations): priced by the constant model
+                    # (bytes x the 1 KiB cost) Fig. 7's 8 envelopes pass the 0.48 floor of the capacity.
+                    t["base"] = {"iops": 5000, "mbps": 30}
+                got = run(sc, "ddrr")[0]
+                x, vops = [], []
+                for name, t in got.items():
+                    op, k = ("read", 1) if name[0] == "r" else ("write", 2)
+                    x.append(t["iops"] / (alone[(op, sizes[name[0]])] / 8))
+                    vops.append(t["iops"] * _interp(curve[model], sizes[name[0]], k))
+                per[(rs, ws)] = (min(x) / max(x), min(vops) / max(vops))
+    return CostModels(curve, top, mmr)
+
+
+def _bytes(size):
+    return int(size[:-1]) * 1024
+
+
+def cost_models_md(r):
+    lines = ["**Libra Fig. 8, the VOP cost curves** (VOPs per I/O; 1 VOP = one 1 KiB read). *exact*: the "
+             f"max-IOPS curve measured on the simulator's DPU (Fig. 19's: 2 SA threads, 3 GB/s software limit; "
+             f"one backlogged tenant alone per size, {r.vop_per_s:.0f} 1 KiB reads/s), VOP = 1 KiB-read IOPS / IOPS; "
+             f"*fitted*: the {FIT_POINTS} of its points that best keep the curve, piecewise linear in the estimator's "
+             "size classes (`dpu.vop_curve`); *linear*: through the 1 KiB and 256 KiB points; *constant*: the 1 KiB "
+             "cost per KiB; *fixed*: the 1 KiB cost for every size. Paper: the constant model charges far more per "
+             "byte than Libra's, linear and fixed undercut it.", "",
+             "| size | " + " | ".join(f"{COST_MODELS[m]} read / write" for m in COST_MODELS) + " |",
+             "|---|" + "---|" * len(COST_MODELS)]
+    for s in CURVE_SIZES:
+        cells = [f"{_interp(r.curve[m], s, 1):.2f} / {_interp(r.curve[m], s, 2):.2f}" for m in COST_MODELS]
+        lines.append(f"| {s // 1024}k | " + " | ".join(cells) + " |")
+    lines += ["", "**Libra Fig. 9, MMR per cost model over Fig. 7's workloads** (4 readers and 4 writers, "
+              f"read {', '.join(READ_SIZES)} x write {', '.join(WRITE_SIZES)}, `ddrr`; IOP insulation: the MMR of "
+              "x = IOPS / (IOPS alone / 8); VOP allocation: the MMR of the VOPs each tenant consumed, priced by the "
+              "model). Paper (Intel SSD): insulation median > 0.9 for exact and fitted only, linear 0.83 best of "
+              "the rest; allocation median > 0.98 (min >= 0.91) for exact and fitted, > 0.94 for linear and fixed, "
+              "< 0.9 for constant.", "",
+              "| cost model | insulation median | min | max | allocation median | min | max |",
+              "|---|---|---|---|---|---|---|"]
+    for m, label in COST_MODELS.items():
+        ins = sorted(v[0] for v in r.mmr[m].values())
+        alloc = sorted(v[1] for v in r.mmr[m].values())
+        med = lambda v: (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2 if len(v) % 2 == 0 else v[len(v) // 2]  # noqa: E731
+        lines.append(f"| {label} | {med(ins):.3f} | {ins[0]:.3f} | {ins[-1]:.3f} | "
+                     f"{med(alloc):.3f} | {alloc[0]:.3f} | {alloc[-1]:.3f} |")
+    lines.append("")
+    return lines
+
+
+# Libra Fig. 12: read-heavy, mixed and write-heavy tenants (2 each, backlogged); at 200 ms each
+# read-heavy tenant swaps workloads with a write-heavy one (reservations unchanged), at 300 ms they
+# swap reservations too (`libra.swap`); the paper's seconds as ms, its 1 s policy interval as 20 ms.
+# kind: (sizes, read share, base IOPS, reservation = base MB/s of normalized 1 KiB requests)
+SWAP_KINDS = {"read": ({"1k": 1.0}, 1.0, 20000, 60), "mixed": ({"16k": 1.0}, 0.5, 10000, 150),
+              "write": ({"128k": 1.0}, 0.0, 2000, 300)}
+SWAP_PHASES = {"before (100-200 ms)": (100, 200), "transition (200-250)": (200, 250),
+               "swapped (250-300)": (250, 300), "realigned (350-400)": (350, 400)}
+SWAP_RUNS = {"profiles": ("ddrr", 20), "no profiles": ("ddrr", 0)}
+
+
+@dataclasses.dataclass
+class Swap:
+    """``mbps[run][phase][kind]`` = the mean MB/s of the tenants that started as ``kind`` (tenant 0
+    of the kind; the pairs are alike), ``reserved[phase][kind]`` their reservation then."""
+    mbps: dict
+    reserved: dict
+
+
+def swap(run, load, tenant):
+    import csv
+    sc = load("fig19_bps_neighbor.yaml")
+    sc.update(duration_ms=400, warmup_ms=0)
+    sc["tenants"] = [
+        {"name": f"{kind}{i}", "product": "A", "base": {"iops": iops, "mbps": mbps},
+         "burst": {"iops": 2000000, "mbps": 3000}, "queues": 1,
+         "workload": {"mode": "closed", "iodepth": 32, "sizes": sizes, "read_share": rs, "segments": 8}}
+        for kind, (sizes, rs, iops, mbps) in SWAP_KINDS.items() for i in range(2)]
+    out = {}
+    for key, (sched, policy_ms) in SWAP_RUNS.items():
+        sc["libra"] = {"policy_ms": policy_ms, "swap": {"workloads_ms": 200, "reservations_ms": 300,
+                                                       "pairs": [["read0", "write0"], ["read1", "write1"]]}}
+        path = run.tmp / f"swap{run.runs}.csv"
+        run(sc, sched, csv=path)
+        series = {}
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                series.setdefault(row["tenant"], []).append((float(row["t_ms"]), float(row["mbps"])))
+        out[key] = {}
+        for phase, (a, b) in SWAP_PHASES.items():
+            out[key][phase] = {}
+            for kind in SWAP_KINDS:
+                v = [m for t, m in series[f"{kind}0"] if a < t <= b]
+                out[key][phase][kind] = sum(v) / len(v)
+    res = {p: {k: spec[3] for k, spec in SWAP_KINDS.items()} for p in SWAP_PHASES}
+    res["realigned (350-400)"].update(read=SWAP_KINDS["write"][3], write=SWAP_KINDS["read"][3])
+    return Swap(out, res)
+
+
+def swap_md(r):
+    lines = ["**Libra Fig. 12, tenants swap workloads at 200 ms and reservations at 300 ms** (`libra.swap`; Fig. 19's "
+             "DPU, `ddrr`, 20 ms policy interval, default 0.48 floor; 2 tenants of each kind, all backlogged at "
+             "iodepth 32: read-heavy 1 KiB reads reserving 60 MB/s of normalized requests, mixed 16 KiB 50/50 "
+             "reserving 150, write-heavy 128 KiB writes reserving 300; a kind is named by the workload it starts "
+             "with). Paper: reservations met before and after, the swapped tenants ramp over 50 s while the mixed "
+             "tenants use the slack.", "",
+             "| run | phase | read-heavy MB/s (reserved) | mixed MB/s (reserved) | write-heavy MB/s (reserved) |",
+             "|---|---|---|---|---|"]
+    for key, per in r.mbps.items():
+        for phase, kinds in per.items():
+            cells = [f"{kinds[k]:.1f} ({r.reserved[phase][k]})" for k in SWAP_KINDS]
+            lines.append(f"| {key} | {phase} | " + " | ".join(cells) + " |")
+    lines.append("")
+    return lines

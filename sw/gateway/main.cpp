@@ -31,7 +31,7 @@ namespace {
 
 const char *const kUsage =
     "usage: burstgate-gateway --config SCENARIO.yaml (--unix PATH | --tcp ADDR:PORT)\n"
-    "         [--engine model|verilator|xrt] [--scheduler bios|wild|base|dualbucket] [--seed N]\n"
+    "         [--engine model|verilator|xrt] [--scheduler bios|wild|base|dualbucket|ddrr] [--seed N]\n"
     "         [--data-dir DIR] [--export-size SIZE] [--control PATH] [--out REPORT.json]\n"
     "         [--live] [--no-pace] [--realtime] [--allow-remote] [--max-conns N] [--verbose]\n"
     "         [--handshake-slots N] [--handshake-timeout MS] [--tenant-buffer SIZE] [--buffer SIZE]\n"

@@ -128,3 +128,168 @@ def test_fig11_profiles_meet_the_reservation_the_envelope_misses(run):
     assert m["no profiles"]["small"] <= 0.8 * r.reserved["small"], m
     for key in m:
         assert m[key]["large"] >= r.reserved["large"], (key, m)
+
+
+@pytest.fixture(scope="module")
+def fig9(run):
+    return R.EXPERIMENTS["libra_fig8_9"].measure(run)
+
+
+def _median(v):
+    v = sorted(v)
+    return (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+
+
+def test_fig8_curves_keep_the_papers_order(fig9):
+    """Libra Fig. 8 on the simulated DPU. Ours (VOPs of a 256 KiB read): exact 75.5, fitted 75.5,
+    linear 75.5 (its end point), constant 256, fixed 1; at 4 KiB exact 1.25, linear 1.88 (our
+    curve is convex: CPU-bound below ~5 KiB, the 3 GB/s limit above). The fitted curve keeps 7
+    of the 9 measured points. Catches the measured curve losing its shape (a size's IOPS no longer
+    falling with size), the fit keeping more points than the table's classes hold, and the
+    constant/fixed models losing their meaning."""
+    c = fig9.curve
+    assert len(c["fitted"]) == 7 and len(c["exact"]) == 9
+    reads = [p[1] for p in c["exact"]]
+    assert reads == sorted(reads) and reads[0] == 1.0
+    assert 70 <= reads[-1] <= 80, reads
+    assert 1.1 <= reads[2] <= 1.4, reads  # 4 KiB
+    r = R.reproduce_libra._interp
+    for s in R.reproduce_libra.CURVE_SIZES:
+        exact = r(c["exact"], s, 1)
+        assert abs(r(c["fitted"], s, 1) / exact - 1) <= 0.02, s
+        assert r(c["constant"], s, 1) >= exact and r(c["fixed"], s, 1) <= exact
+
+
+def test_fig9_cost_models_mmr(fig9):
+    """Libra Fig. 9 (paper: insulation median > 0.9 for Libra exact and fitted only, linear best of
+    the rest at 0.83; allocation median > 0.98 for exact and fitted). Ours: insulation median exact
+    0.983, fitted 0.999, linear 0.841, constant 0.839, fixed 0.245; allocation medians 0.983,
+    0.999, 0.999, 0.998, 0.821. Catches the simulator not programming the curve (every model gives
+    exact's numbers), a curve programmed in the wrong unit or capacity (fitted falls off exact's),
+    and the order Libra > linear > fixed changing."""
+    ins = {m: _median([v[0] for v in per.values()]) for m, per in fig9.mmr.items()}
+    alloc = {m: _median([v[1] for v in per.values()]) for m, per in fig9.mmr.items()}
+    assert ins["exact"] >= 0.95 and ins["fitted"] >= 0.95, ins
+    for m in ("linear", "constant", "fixed"):
+        assert ins[m] <= 0.9, ins
+    assert 0.78 <= ins["linear"] <= 0.9, ins
+    assert ins["fixed"] <= 0.4, ins
+    assert min(v[0] for v in fig9.mmr["constant"].values()) <= 0.5, fig9.mmr["constant"]
+    assert alloc["exact"] >= 0.95 and alloc["fitted"] >= 0.95, alloc
+    assert alloc["fixed"] <= 0.9, alloc
+
+
+def _curve_scenario(tmp_path, points, name="s.yaml"):
+    sc = yaml.safe_load((ROOT / "scenarios" / "fig19_bps_neighbor.yaml").read_text())
+    sc.update(scheduler="ddrr", duration_ms=60, warmup_ms=10)
+    sc["dpu"]["vop_curve"] = {"per_s": 830900, "points": points}
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(sc, sort_keys=False))
+    return path
+
+
+FITTED = [[1024, 1.0, 0.822], [4096, 1.25, 1.143], [8192, 2.27, 2.27], [16384, 4.56, 4.56],
+          [65536, 18.47, 18.47], [131072, 37.49, 37.49], [262144, 75.54, 75.54]]
+
+
+def test_vop_curve_is_bit_exact_across_engines(tmp_path):
+    """The curve reaches the datapath only through the cost table's registers, so the Verilated
+    kernel must give the model's report, byte for byte but the engine's name, and a different
+    report from the scenario without the curve. Catches the simulator pricing I/Os from the curve
+    outside the estimator (a second formula), or not writing it to the device at all."""
+    path = _curve_scenario(tmp_path, FITTED)
+    reports = {}
+    for engine in ("model", "verilator"):
+        out = tmp_path / f"{engine}.json"
+        res = subprocess.run([str(SIM), str(path), "--engine", engine, "--quiet", "--out", str(out)],
+                             capture_output=True, text=True, check=False)
+        assert res.returncode == 0, res.stderr
+        reports[engine] = json.loads(out.read_text())
+        assert reports[engine].pop("engine") == engine
+    assert reports["model"] == reports["verilator"]
+    sc = yaml.safe_load(path.read_text())
+    del sc["dpu"]["vop_curve"]
+    plain = tmp_path / "plain.yaml"
+    plain.write_text(yaml.safe_dump(sc, sort_keys=False))
+    out = tmp_path / "plain.json"
+    subprocess.run([str(SIM), str(plain), "--quiet", "--out", str(out)], check=True, capture_output=True)
+    other = json.loads(out.read_text())
+    other.pop("engine")
+    assert other["tenants"] != reports["model"]["tenants"]
+
+
+@pytest.mark.parametrize("points,what", [([[4096, 2.0, 2.0], [1024, 1.0, 1.0]], "sizes must rise"),
+                                         ([[1024, 2.0, 2.0], [4096, 1.0, 1.0]], "sizes must rise"),
+                                         ([[1024 * (i + 1), i + 1, i + 1] for i in range(9)], "1..8"),
+                                         ([[1024, 1.0]], "expected [bytes")])
+def test_vop_curve_bad_points_are_one_line(tmp_path, points, what):
+    """A curve the table cannot hold (falling sizes or costs, more points than size classes, a
+    point without its write cost) is refused with FILE:LINE: dpu.vop_curve.points and exit 2.
+    Catches the loader passing such a curve to bg_cost_load_vop (which would refuse it at
+    programming time with a code, or worse, program half of it)."""
+    path = _curve_scenario(tmp_path, points)
+    res = subprocess.run([str(SIM), str(path), "--quiet", "--out", str(tmp_path / "r.json")],
+                         capture_output=True, text=True, check=False)
+    assert res.returncode == 2, res.stderr
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"{path}:" in lines[0] and "dpu.vop_curve.points" in lines[0] and what in lines[0], lines
+
+
+def test_fig12_profiles_follow_the_swap_and_mixed_tenants_take_the_slack(run):
+    """Libra Fig. 12 (paper: reservations met before the swap and after re-provisioning; during the
+    transition the swapped tenants ramp while the mixed tenants use the excess). Ours (MB/s, reserved
+    in brackets): with profiles the write-heavy tenant, now issuing 1 KiB reads on its 300 reservation,
+    gets 303.9 once the profiles follow (282.5 in the transition), without profiles 227.8; the mixed
+    tenants take 336.9 in the transition against 252.3 after it; after the reservations swap too,
+    655.4 (300) and 130.3 (60). Catches the workload swap not happening (the profiled and unprofiled
+    runs would not differ after 200 ms), the reservation swap not re-provisioning (the realigned phase
+    would miss 300), and the EWMA no longer following a change."""
+    r = R.EXPERIMENTS["libra_fig12"].measure(run)
+    p, n = r.mbps["profiles"], r.mbps["no profiles"]
+    for phase in ("before (100-200 ms)", "swapped (250-300)", "realigned (350-400)"):
+        for kind, got in p[phase].items():
+            assert got >= r.reserved[phase][kind], (phase, kind, got)
+    assert 300 <= p["swapped (250-300)"]["write"] <= 330, p
+    assert n["swapped (250-300)"]["write"] <= 0.85 * 300, n
+    assert p["transition (200-250)"]["write"] < p["swapped (250-300)"]["write"], p
+    assert p["transition (200-250)"]["mixed"] >= 1.2 * p["swapped (250-300)"]["mixed"], p
+
+
+@pytest.mark.parametrize("swap,what", [({"workloads_ms": 1, "pairs": [["victim", "nobody"]]}, "no tenant named 'nobody'"),
+                                       ({"workloads_ms": 1, "pairs": [["victim", "bursty"], ["bursty", "victim"]]},
+                                        "more than one pair"),
+                                       ({"workloads_ms": 1, "pairs": [["victim"]]}, "expected [tenant, tenant]")])
+def test_swap_bad_pairs_are_one_line(tmp_path, swap, what):
+    """libra.swap names tenants: an unknown one, one in two pairs, or a pair of one is refused with
+    FILE:LINE: libra.swap.pairs and exit 2. Catches a swap with a missing partner indexing past the
+    tenants, and a tenant swapped twice (the second swap undoing the first)."""
+    path = _scenario(tmp_path, {"swap": swap}, "ddrr")
+    res = subprocess.run([str(SIM), str(path), "--quiet", "--out", str(tmp_path / "r.json")],
+                         capture_output=True, text=True, check=False)
+    assert res.returncode == 2, res.stderr
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"{path}:" in lines[0] and "libra.swap.pairs" in lines[0] and what in lines[0], lines
+
+
+def test_swap_refuses_a_partner_workload_the_grants_cannot_admit(tmp_path):
+    """After libra.swap a tenant issues its partner's sizes: Fig. 19's victim (81.92 MB/s burst, no
+    grant carry) given the neighbour's 128 KiB I/Os could never be admitted, so the load refuses it at
+    libra.swap.pairs (exit 2, one line) instead of a run whose tenant stalls from the swap on.
+    Catches the swap skipping the admissibility check every tenant's own sizes get."""
+    sc = yaml.safe_load((ROOT / "scenarios" / "fig19_bps_neighbor.yaml").read_text())
+    sc["scheduler"] = "ddrr"
+    sc["dpu"]["grant_carry"] = False
+    sc["libra"] = {"swap": {"workloads_ms": 100, "pairs": [["victim", "bursty"]]}}
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(sc, sort_keys=False))
+    res = subprocess.run([str(SIM), str(path), "--quiet", "--out", str(tmp_path / "r.json")],
+                         capture_output=True, text=True, check=False)
+    assert res.returncode == 2, res.stderr
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"{path}:" in lines[0] and "libra.swap.pairs" in lines[0], lines
+    assert "'victim' with 'bursty''s workload" in lines[0] and "never be admitted" in lines[0], lines
+    del sc["libra"]["swap"]
+    path.write_text(yaml.safe_dump(sc, sort_keys=False))
+    res = subprocess.run([str(SIM), str(path), "--quiet", "--out", str(tmp_path / "r.json")],
+                         capture_output=True, text=True, check=False)
+    assert res.returncode == 0, res.stderr

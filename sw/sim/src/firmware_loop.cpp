@@ -1,6 +1,8 @@
 // burstgate-sim's control plane; see firmware_loop.hpp.
 #include "burstgate/sim/firmware_loop.hpp"
 
+#include <utility>
+
 #include "burstgate/regs.h"
 #include "burstgate/sim/simulator.hpp"
 
@@ -23,6 +25,17 @@ std::uint32_t FirmwareLoop::grant(std::uint32_t ti, unsigned d) const
 std::uint32_t FirmwareLoop::sa_p95_ns() const { return bg_lh_percentile(&fw_.fw.hist, 950000u, BG_LH_INTERP); }
 
 std::uint64_t FirmwareLoop::sa_samples() const { return bg_lh_total(&fw_.fw.hist); }
+
+void FirmwareLoop::swap_reservations(const std::vector<std::array<std::uint32_t, 2>> &pairs)
+{
+    if (fw_.libra.empty())
+        return;
+    for (const auto &p : pairs) {
+        std::swap(fw_.libra[p[0]].v_q16, fw_.libra[p[1]].v_q16);
+        std::swap(fw_.libra[p[0]].r, fw_.libra[p[1]].r);  // an unprofiled tenant's allocation
+    }
+    bg_libra_provision(&fw_.fw.libra, fw_.libra.data());
+}
 
 void FirmwareLoop::read_final(SimResult &r) const
 {

@@ -28,6 +28,15 @@ constexpr double kCountCarryIos = 8;
 // loader writes it. Throws (prefixed by `where`) when the table rejects the profile.
 void load_cost_table(const Dpu &d, const bg_hal *h, const std::string &where)
 {
+    if (!d.vop_points.empty()) {  // dpu.vop_curve: VOPs in the CPU dimension, every product alike
+        std::vector<bg_vop_point> pts;
+        for (const auto &q : d.vop_points)
+            pts.push_back({q[0], q[1], q[2]});
+        const int rc = bg_cost_load_vop(h, pts.data(), static_cast<unsigned>(pts.size()), BG_DIM_CPU);
+        if (rc != BG_COST_OK)
+            throw ScenarioError(where + "dpu.vop_curve: the cost table rejects this curve (code " + std::to_string(rc) + ")");
+        return;
+    }
     for (unsigned p = 0; p < kProducts; p++) {
         if (!d.defined[p])
             continue;
@@ -44,7 +53,8 @@ void load_cost_table(const Dpu &d, const bg_hal *h, const std::string &where)
 
 bool same_profile(const Dpu &a, const Dpu &b)
 {
-    if (a.defined != b.defined || a.estimate_error != b.estimate_error || a.header_bytes != b.header_bytes)
+    if (a.defined != b.defined || a.estimate_error != b.estimate_error || a.header_bytes != b.header_bytes ||
+        a.vop_points != b.vop_points)
         return false;
     for (unsigned p = 0; p < kProducts; p++)
         for (unsigned w = 0; w < 2; w++)
@@ -309,6 +319,8 @@ void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmw
     bg_vec total;
     for (unsigned k = 0; k < 4; k++)
         total.d[k] = sat32(cap_per_s[k] * w_s);
+    if (!d.vop_points.empty())  // dpu.vop_curve: the CPU dimension counts milli-VOPs
+        total.d[BG_DIM_CPU] = sat32(d.vop_per_s * 1000 * w_s);
     cfg.bios.total = total;
     cfg.bios.reserved_q16 = sat32(d.reserved_share * BG_BIOS_ONE);
     cfg.bios.alpha_q16 = sat32(d.bios_alpha * BG_BIOS_ONE);
@@ -356,6 +368,25 @@ void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmw
         const auto credits = static_cast<std::uint32_t>(t.burst_credits);
         f.t[i].credit_max = bg_credit_from_ios(std::max<std::uint32_t>(5'400'000u, credits), &ref);
     }
+    // libra.swap: after the swap a tenant issues its partner's sizes, which its grants must admit too.
+    for (const auto &pair : sc.libra.swap_pairs)
+        for (int k = 0; k < 2; k++) {
+            const std::uint32_t a = pair[k], b = pair[1 - k];
+            Scenario alt = sc;
+            alt.tenants[a].wl.sizes = sc.tenants[b].wl.sizes;
+            alt.tenants[a].wl.read_share = sc.tenants[b].wl.read_share;
+            if (sched == Scheduler::kDualBucket && !sc.db.tenant_contracts)
+                continue;
+            try {
+                check_admissible(alt, a, f.t[a].res_base, f.t[a].res_burst, f.carry_max[a], warnings);
+            } catch (const ScenarioError &e) {
+                const std::string m = e.what();
+                const std::size_t at = m.find("tenants[");
+                throw ScenarioError(sc.file + ":" + std::to_string(sc.libra.swap_line) + ": libra.swap.pairs: tenant '" +
+                                    sc.tenants[a].name + "' with '" + sc.tenants[b].name + "''s workload: " +
+                                    (at == std::string::npos ? m : m.substr(at)));
+            }
+        }
     if (sched == Scheduler::kDdrr || sc.libra.admit_floor)
         check_floor(sc, f, total);
     if (sched == Scheduler::kDdrr) {

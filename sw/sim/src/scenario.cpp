@@ -4,6 +4,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "burstgate/cost_table.h"
 #include "burstgate/regs.h"
 #include "burstgate/sim/lsm_section.hpp"
 #include "cost_cli.hpp"
@@ -120,12 +122,41 @@ void load_sa_loop(const Loader &L, const YAML::Node &n, const std::string &P, Dp
     }
 }
 
+// dpu.vop_curve: {per_s: VOP/s, points: [[bytes, read VOPs, write VOPs], ...]}; the points must
+// be a curve the cost table holds (bg_cost_check_vop: rising sizes and costs, at most 7 or 8).
+void load_vop_curve(const Loader &L, const YAML::Node &n, const std::string &P, Dpu &d)
+{
+    L.check_keys(n, P, {"per_s", "points"});
+    if (!n["per_s"])
+        L.fail(n, P + ".per_s", "missing: the device's capacity in VOP/s");
+    d.vop_per_s = L.number(n["per_s"], P + ".per_s", 1, 1e9);
+    const YAML::Node pts = n["points"];
+    if (!pts || !pts.IsSequence() || pts.size() == 0 || pts.size() > BG_SIZE_CLASSES)
+        L.fail(pts ? pts : n, P + ".points", "expected a list of 1.." + std::to_string(BG_SIZE_CLASSES) + " [bytes, read, write] points");
+    std::vector<bg_vop_point> check;
+    for (std::size_t i = 0; i < pts.size(); i++) {
+        const std::string pp = P + ".points[" + std::to_string(i) + "]";
+        const YAML::Node q = pts[i];
+        if (!q.IsSequence() || q.size() != 3)
+            L.fail(q, pp, "expected [bytes, read VOPs, write VOPs]");
+        const std::uint32_t size = L.u32(q[0], pp + "[0]", 0, BG_COST_SIZE_UNUSED - 1);
+        // milli-VOPs: the table's unit (cost_table.h).
+        const auto mvop = [&](int k) { return static_cast<std::uint32_t>(std::llround(L.number(q[k], pp + "[" + std::to_string(k) + "]", 0, 1e6) * 1000)); };
+        d.vop_points.push_back({size, mvop(1), mvop(2)});
+        check.push_back({size, d.vop_points.back()[1], d.vop_points.back()[2]});
+    }
+    if (const int rc = bg_cost_check_vop(check.data(), static_cast<unsigned>(check.size())); rc != BG_COST_OK)
+        L.fail(pts, P + ".points", "the cost table cannot hold this curve (code " + std::to_string(rc) +
+                                       "): sizes must rise, costs must not fall, at most " + std::to_string(BG_SIZE_CLASSES - 1) +
+                                       " points above 0 bytes, slopes below 2^24 milli-VOPs per KiB");
+}
+
 void load_dpu(const Loader &L, const YAML::Node &n, Dpu &d)
 {
     const std::string P = "dpu";
     L.check_keys(n, P, {"threads", "lb_policy", "cpu_ns", "ingress_gbps", "egress_gbps", "swlimit_mbps",
                         "backend_us", "reserved_share", "target_delay_us", "estimate_error", "cost_adjust", "sa_discipline",
-                        "queue_depth", "header_bytes", "bios_alpha", "bios_weight_throttle", "buffers", "provision", "grant_carry", "iops_cap", "sa_loop"});
+                        "queue_depth", "header_bytes", "bios_alpha", "bios_weight_throttle", "buffers", "provision", "grant_carry", "iops_cap", "sa_loop", "vop_curve"});
     if (n["threads"]) d.threads = L.u32(n["threads"], P + ".threads", 1, BG_QUEUES_MAX);
     if (n["lb_policy"])
         d.lb_policy = choose<LbPolicy>(L, n["lb_policy"], P + ".lb_policy",
@@ -170,6 +201,8 @@ void load_dpu(const Loader &L, const YAML::Node &n, Dpu &d)
         if (b["borrow_cap"]) d.buf_borrow_cap = L.u32(b["borrow_cap"], B + ".borrow_cap", 0, BG_BPOOL_BORROW_CAP_MASK);
         if (b["quiet_windows"]) d.buf_quiet = L.u32(b["quiet_windows"], B + ".quiet_windows", 0, BG_BPOOL_QUIET_MASK);
     }
+    if (const YAML::Node v = n["vop_curve"])
+        load_vop_curve(L, v, P + ".vop_curve", d);
     if (n["header_bytes"]) d.header_bytes = L.u32(n["header_bytes"], P + ".header_bytes", 0, 65536);
     if (n["bios_alpha"]) d.bios_alpha = L.number(n["bios_alpha"], P + ".bios_alpha", 0, 1);
     if (n["bios_weight_throttle"]) d.bios_weight_throttle = L.number(n["bios_weight_throttle"], P + ".bios_weight_throttle", 0, 1000);
@@ -191,7 +224,24 @@ void load_bios(const Loader &L, const YAML::Node &n, BiosCfg &b)
 void load_libra(const Loader &L, const YAML::Node &n, LibraCfg &b)
 {
     const std::string P = "libra";
-    L.check_keys(n, P, {"floor_share", "ewma_weight", "policy_ms", "admission", "unit"});
+    L.check_keys(n, P, {"floor_share", "ewma_weight", "policy_ms", "admission", "unit", "swap"});
+    if (const YAML::Node s = n["swap"]) {
+        const std::string S = P + ".swap";
+        L.check_keys(s, S, {"workloads_ms", "reservations_ms", "pairs"});
+        if (s["workloads_ms"]) b.swap_workloads_ns = static_cast<std::uint64_t>(L.number(s["workloads_ms"], S + ".workloads_ms", 0, 1e9) * 1e6);
+        if (s["reservations_ms"])
+            b.swap_reservations_ns = static_cast<std::uint64_t>(L.number(s["reservations_ms"], S + ".reservations_ms", 0, 1e9) * 1e6);
+        const YAML::Node pairs = s["pairs"];
+        if (!pairs || !pairs.IsSequence() || pairs.size() == 0 || pairs.size() > BG_TENANTS_MAX)
+            L.fail(pairs ? pairs : s, S + ".pairs", "expected a list of [tenant, tenant] name pairs");
+        b.swap_line = pairs.Mark().line + 1;
+        for (std::size_t i = 0; i < pairs.size(); i++) {
+            const std::string pp = S + ".pairs[" + std::to_string(i) + "]";
+            if (!pairs[i].IsSequence() || pairs[i].size() != 2)
+                L.fail(pairs[i], pp, "expected [tenant, tenant]");
+            b.swap_names.push_back({L.string(pairs[i][0], pp + "[0]"), L.string(pairs[i][1], pp + "[1]")});
+        }
+    }
     if (n["unit"]) b.vop = choose<bool>(L, n["unit"], P + ".unit", {{"vop", true}, {"vector", false}});
     if (n["floor_share"]) b.floor_share = L.number(n["floor_share"], P + ".floor_share", 1e-6, 1);
     if (n["ewma_weight"]) b.ewma_weight = L.number(n["ewma_weight"], P + ".ewma_weight", 1e-4, 1);
@@ -493,6 +543,22 @@ Scenario parse_scenario(const std::string &text, const std::string &file, const 
         if (!names.insert(t.name).second)
             L.fail(ts[i]["name"], P + ".name", "duplicate tenant name '" + t.name + "'");
         s.tenants.push_back(std::move(t));
+    }
+    // libra.swap's names, now that the tenants are known: each tenant in at most one pair.
+    std::set<std::string> swapped;
+    for (const auto &pair : s.libra.swap_names) {
+        std::array<std::uint32_t, 2> ix{};
+        for (int k = 0; k < 2; k++) {
+            const auto it = std::find_if(s.tenants.begin(), s.tenants.end(), [&](const Tenant &t) { return t.name == pair[k]; });
+            if (it == s.tenants.end())
+                L.fail_line(s.libra.swap_line, "libra.swap.pairs", "no tenant named '" + pair[k] + "'");
+            if (!swapped.insert(pair[k]).second)
+                L.fail_line(s.libra.swap_line, "libra.swap.pairs", "tenant '" + pair[k] + "' is in more than one pair");
+            ix[k] = static_cast<std::uint32_t>(it - s.tenants.begin());
+            if (it->wl.trace)
+                L.fail_line(s.libra.swap_line, "libra.swap.pairs", "tenant '" + pair[k] + "' replays a trace: only size mixes swap");
+        }
+        s.libra.swap_pairs.push_back(ix);
     }
     if (root["lsm"])
         load_lsm_section(root["lsm"], file, s);

@@ -50,6 +50,7 @@ private:
     void on_arrival(std::uint32_t ti);
     void on_complete(std::uint32_t id);
     void on_window();
+    bool swapped_ = false;  // libra.swap's reservations swapped
     bool lsm_step();  // lsm: the store's events due before the next of ours (lsm_link.hpp)
     void progress(bool final);
 
@@ -134,6 +135,10 @@ void Sim::on_complete(std::uint32_t id)
 // Deferred I/Os go again right after the firmware's COMMIT, so they meet the new grants.
 void Sim::on_window()
 {
+    if (!swapped_ && now_ >= sc_.libra.swap_reservations_ns) {
+        fw_.swap_reservations(sc_.libra.swap_pairs);
+        swapped_ = true;
+    }
     fw_.window();
     tally_.result().windows++;
     if (opt_.csv)

@@ -30,6 +30,11 @@ WorkloadSources::WorkloadSources(const Scenario &sc, std::uint64_t seed, Schedul
             t.size_cdf.push_back(c += share);
         if (!t.size_cdf.empty())  // mode: trace has no size distribution
             t.size_cdf.back() = 1.0;
+        t.partner = static_cast<std::uint32_t>(i);
+    }
+    for (const auto &p : sc_.libra.swap_pairs) {
+        t_[p[0]].partner = p[1];
+        t_[p[1]].partner = p[0];
     }
     vqueues_ = qb;
 }
@@ -140,12 +145,15 @@ std::uint32_t WorkloadSources::new_io(std::uint32_t ti, std::uint64_t now, IoTab
         io.true_cpu = true_cpu_ns(sc_.dpu, *t.cfg, io.size, io.write);
         return id;
     }
+    // libra.swap: after the swap, the partner's size mix and read share (the tenant's own queues,
+    // segments and depth).
+    const TenantSource &m = now >= sc_.libra.swap_workloads_ns ? t_[t.partner] : t;
     const double u = t.rng.uniform();
     std::size_t k = 0;
-    while (k + 1 < t.size_cdf.size() && u >= t.size_cdf[k])
+    while (k + 1 < m.size_cdf.size() && u >= m.size_cdf[k])
         k++;
-    io.size = w.sizes[k].first;
-    io.write = t.rng.uniform() >= w.read_share;
+    io.size = m.cfg->wl.sizes[k].first;
+    io.write = t.rng.uniform() >= m.cfg->wl.read_share;
     io.vq = static_cast<std::uint16_t>(t.queue_base + t.rng.below(t.cfg->queues));
     io.queue = static_cast<std::uint8_t>(io.vq % ingress_);
     std::uint32_t seg;

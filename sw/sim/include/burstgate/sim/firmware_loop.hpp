@@ -4,6 +4,7 @@
 // window() at each window's end; what the firmware granted is read back from the registers.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -25,6 +26,8 @@ public:
 
     // One window's end: bg_fw_window reads the datapath's usage and commits the next grants.
     void window() { bg_fw_window(&fw_.fw, &hal_); }
+    // libra.swap's reservation event: each pair swaps v and r, then Libra re-provisions at once.
+    void swap_reservations(const std::vector<std::array<std::uint32_t, 2>> &pairs);
     const Firmware &firmware() const { return fw_; }
     // TENANT.GRANT of tenant ti in dimension d, as the last window committed it.
     std::uint32_t grant(std::uint32_t ti, unsigned d) const;

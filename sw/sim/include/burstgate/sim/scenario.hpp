@@ -74,6 +74,11 @@ struct Dpu {
     std::uint64_t sa_per_io_ns = 0;        // each I/O spawns one I/O-unrelated task this long
     bool sa_gate_literal = false;          // gate: start_before_deadline (§4.3's rule read literally)
     std::vector<SaTask> sa_tasks;
+    // dpu.vop_curve: Libra's VOP cost model (§4.3) in the estimator's CPU dimension in place of
+    // the products' affine CPU profiles: {size bytes, read, write milli-VOPs} points, piecewise
+    // linear between them (bg_cost_load_vop), and the capacity in VOP/s. Empty: the profiles.
+    std::vector<std::array<std::uint32_t, 3>> vop_points;
+    double vop_per_s = 0;
 };
 
 // `bios:` BIOS's variations of Algorithm 1 (fw/include/burstgate/bios.h); every default is
@@ -94,6 +99,12 @@ struct LibraCfg {
     double policy_ms = 1000;           // §4.1: "once per second in our prototype"; 0: profiles off
     bool admit_floor = false;          // admission: floor (true) | envelope (false, the default rule)
     bool vop = true;                   // unit: vop (one scalar per tenant, §4.3) | vector (per dimension)
+    // swap: Libra Fig. 12's events: each pair of tenants swaps workloads (I/O mix) at
+    // swap_workloads_ns and reservations (v, r) at swap_reservations_ns (burstgate-sim only).
+    std::uint64_t swap_workloads_ns = UINT64_MAX, swap_reservations_ns = UINT64_MAX;
+    std::vector<std::array<std::string, 2>> swap_names;
+    int swap_line = 1;
+    std::vector<std::array<std::uint32_t, 2>> swap_pairs;  // tenant indices, resolved at load
 };
 
 struct DualBucketCfg {

@@ -31,6 +31,8 @@ struct TenantSource {
     bg::trace::Record next;
     std::uint64_t next_at = 0, pass_base = 0, last_time = 0, pass_records = 0;
     bool base_warned = false;
+    // libra.swap: the tenant whose I/O mix this one issues from swap_workloads_ns on (itself if none).
+    std::uint32_t partner = 0;
 };
 
 class WorkloadSources {
