@@ -489,7 +489,8 @@ void Engine::window_loop()
 // registers now hold the window's final usage, from every source), in every dimension,
 // usage_i + cost <= the per-window burst cap and sum of usages + cost <= the schedulable total
 // (capacity less the reserve BIOS keeps for tenants coming back from idle, as in the
-// constructor). Every other deferral is the tenant's own burst or a full window at work.
+// constructor), and the I/Os admitted in the window + 1 <= the count gate's grant (the burst
+// IOPS, docs/contracts.md). Every other deferral is the tenant's own burst or a full window at work.
 // Counted so, a deferral is never wrongly called withheld: the usages at the moment of the
 // decision were at most the final ones. It tells a tenant whose clients send in bursts (a
 // closed loop whose whole queue is about one window's burst grant: deferred in the windows where
@@ -525,6 +526,10 @@ void Engine::withheld_locked()
         std::vector<WindowDeferral> &costs = window_deferrals_[i];
         bg_vec cap;
         bg_burst_cap(&fw_.t[i], &cap);
+        // The count gate's grant of this window (still the one admission used: the firmware
+        // writes the next one after this pass): a deferral at the tenant's burst IOPS is the
+        // tenant's own cap, not withheld capacity.
+        const std::uint64_t count_grant = bg_hal_read(&hal_, BG_TENANT_COUNT_GRANT(static_cast<std::uint32_t>(i)));
         // The base entitlement of one window, in I/Os and in bytes (docs/contracts.md).
         const double base_n = sc_.tenants[i].base.iops * window_s;
         const double base_bytes = sc_.tenants[i].base.mbps * 1e6 * window_s;
@@ -532,7 +537,7 @@ void Engine::withheld_locked()
             const bg_vec &c = wd.cost;
             st_[i].deferred_below_base += static_cast<double>(window_admitted_[i] + 1) <= base_n &&
                                           static_cast<double>(window_admitted_bytes_[i] + wd.size) <= base_bytes;
-            bool fits = true;
+            bool fits = std::uint64_t{window_admitted_[i]} + 1 <= count_grant;
             for (unsigned d = 0; d < BG_COST_DIMS; d++) {
                 const std::uint64_t room = fw_.fw.cfg.bios.total.d[d] - fw_.fw.bios.reserve.d[d];
                 fits = fits && std::uint64_t{use[i].d[d]} + c.d[d] <= cap.d[d] &&

@@ -13,6 +13,8 @@ tenant is far below its burst on average, with many deferrals:
   tenant's usage fails here.
 * a tenant whose burst is far above a small modelled host: deferred in windows the host's
   capacity is used up. Counting a deferral whatever the other tenants' usage fails here.
+* a tenant at its burst IOPS (the count gate) while its cost vectors have room: its own
+  cap. Counting without the count grant fails here.
 * a tenant under BaseCBS (`--scheduler base`: static shares, nothing lent) beside an idle
   tenant whose base is most of the host: it gets its base and the small unprovisioned pool while
   the host stands nearly empty, so its deferrals withhold capacity. Counting none fails here.
@@ -85,3 +87,13 @@ def test_a_static_share_below_the_burst_withholds(tmp_path):
     t = run(tmp_path, sc, ["--scheduler", "base"], "--rw=randread", "--bs=64k", "--iodepth=16")
     assert t["mbps"] < 0.25 * 400 and t["deferred_ios"] >= 0.1 * t["completed"], t  # exercised
     assert t["deferred_withheld"] >= 0.5 * t["throttled"], t  # both count deferral decisions
+
+
+def test_deferrals_at_its_burst_iops_are_not_withheld(tmp_path):
+    # 4 KiB reads bound by the burst IOPS (3000), with bytes bought far above them (400 MB/s):
+    # the count gate (TENANT.COUNT_GRANT) defers while the cost vectors still have room, so a
+    # count that looks at the vectors alone calls every such deferral withheld.
+    sc = scenario(tmp_path, 3000, {"iops": 2000, "mbps": 300}, {"iops": 3000, "mbps": 400})
+    t = run(tmp_path, sc, [], "--rw=randread", "--bs=4k", "--iodepth=16")
+    assert t["deferred_ios"] >= 0.1 * t["completed"], t  # exercised: the count binds
+    assert t["deferred_withheld"] <= 0.01 * t["throttled"], t
