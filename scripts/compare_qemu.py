@@ -169,6 +169,16 @@ def qemu_cmd(sc: dict, images: pathlib.Path, sock: str, seconds: float) -> list[
     return cmd
 
 
+def prefill(images, tenants):
+    """One image per tenant, every block allocated and non-zero: QEMU does not throttle reads of
+    unallocated blocks, so an empty image would flatter its throttle groups."""
+    chunk = bytes(range(256)) * 4096
+    for t in tenants:
+        with open(images / f"{t['name']}.img", "wb") as f:
+            for _ in range(IMAGE_BYTES // len(chunk)):
+                f.write(chunk)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--profile", required=True, help="host profile (make calibrate)")
@@ -191,11 +201,7 @@ def main() -> None:
         images = tmp / "images"
         images.mkdir()
         if a.case in (None, "1"):
-            for t in sc["tenants"]:  # prefilled: every block allocated and non-zero
-                with open(images / f"{t['name']}.img", "wb") as f:
-                    chunk = bytes(range(256)) * 4096
-                    for _ in range(IMAGE_BYTES // len(chunk)):
-                        f.write(chunk)
+            prefill(images, sc["tenants"])
             sock = str(tmp / "bg.sock")
             try:
                 s = Server("burstgate-gateway",
@@ -219,11 +225,7 @@ def main() -> None:
         if a.case in (None, "2"):
             # The second case: 56 connections over four tenants.
             sc56 = yaml.safe_load(SCENARIO56.read_text())
-            for t in sc56["tenants"]:
-                with open(images / f"{t['name']}.img", "wb") as f:
-                    chunk = bytes(range(256)) * 4096
-                    for _ in range(IMAGE_BYTES // len(chunk)):
-                        f.write(chunk)
+            prefill(images, sc56["tenants"])
             sock56 = str(tmp / "bg56.sock")
             try:
                 s = Server("burstgate-gateway 56",

@@ -20,6 +20,21 @@ def vs_bios(run):
     return R.EXPERIMENTS["libra_vs_bios"].measure(run)
 
 
+
+def _on_both_engines(tmp_path, path):
+    """The scenario's reports on the model and on the Verilated kernel, which must be equal but
+    for the engine's name (that name is removed)."""
+    reports = {}
+    for engine in ("model", "verilator"):
+        out = tmp_path / f"{engine}.json"
+        res = subprocess.run([str(SIM), str(path), "--engine", engine, "--quiet", "--out", str(out)],
+                             capture_output=True, text=True, check=False)
+        assert res.returncode == 0, res.stderr
+        reports[engine] = json.loads(out.read_text())
+        assert reports[engine].pop("engine") == engine
+    assert reports["model"] == reports["verilator"]
+    return reports
+
 def test_ddrr_is_work_conserving_and_holds_the_victims_reservation(vs_bios):
     """DDRR beside BIOS on Fig. 19's scenario. Ours (neighbour depth 64): the backlogged neighbour
     takes the capacity the quanta leave (53.6k IOPS, CPU 0.335, against BIOS's 50.2k, 0.317); the
@@ -77,15 +92,7 @@ def test_ddrr_is_bit_exact_across_engines(tmp_path):
     sc.update(scheduler="ddrr", duration_ms=100, warmup_ms=10)
     path = tmp_path / "s.yaml"
     path.write_text(yaml.safe_dump(sc, sort_keys=False))
-    reports = {}
-    for engine in ("model", "verilator"):
-        out = tmp_path / f"{engine}.json"
-        res = subprocess.run([str(SIM), str(path), "--engine", engine, "--quiet", "--out", str(out)],
-                             capture_output=True, text=True, check=False)
-        assert res.returncode == 0, res.stderr
-        reports[engine] = json.loads(out.read_text())
-        assert reports[engine].pop("engine") == engine
-    assert reports["model"] == reports["verilator"]
+    reports = _on_both_engines(tmp_path, path)
     assert reports["model"]["scheduler"] == "ddrr"
 
 
@@ -198,15 +205,7 @@ def test_vop_curve_is_bit_exact_across_engines(tmp_path):
     report from the scenario without the curve. Catches the simulator pricing I/Os from the curve
     outside the estimator (a second formula), or not writing it to the device at all."""
     path = _curve_scenario(tmp_path, FITTED)
-    reports = {}
-    for engine in ("model", "verilator"):
-        out = tmp_path / f"{engine}.json"
-        res = subprocess.run([str(SIM), str(path), "--engine", engine, "--quiet", "--out", str(out)],
-                             capture_output=True, text=True, check=False)
-        assert res.returncode == 0, res.stderr
-        reports[engine] = json.loads(out.read_text())
-        assert reports[engine].pop("engine") == engine
-    assert reports["model"] == reports["verilator"]
+    reports = _on_both_engines(tmp_path, path)
     sc = yaml.safe_load(path.read_text())
     del sc["dpu"]["vop_curve"]
     plain = tmp_path / "plain.yaml"
