@@ -124,12 +124,12 @@ def run_case(tmp_path, seed):
     assert not failures, (failures, rows, text)
 
 
-@pytest.mark.parametrize("case", range(3))
-def test_random_contracts_hold_through_the_gateway(tmp_path, case):
-    run_case(tmp_path, 1000 + BASE + case)
+@pytest.mark.parametrize("k", range(3))
+def test_random_contracts_hold_through_the_gateway(tmp_path, k):
+    run_case(tmp_path, 1000 + BASE + k)
 
 
 @pytest.mark.long
-@pytest.mark.parametrize("case", range(3, 33))
-def test_random_contracts_hold_through_the_gateway_long(tmp_path, case):
-    run_case(tmp_path, 1000 + BASE + case)
+@pytest.mark.parametrize("k", range(3, 33))
+def test_random_contracts_hold_through_the_gateway_long(tmp_path, k):
+    run_case(tmp_path, 1000 + BASE + k)

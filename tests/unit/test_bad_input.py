@@ -84,8 +84,9 @@ def run(prog, argv, files, dirs=(), timeout=30, check=None):
 def results(request):
     """The selected cases (`-k` selects), run two at a time (the C++ programs start in
     milliseconds, Python in about half a second)."""
+    # This module's items only: another module may name a parameter "case" too.
     chosen = {item.callspec.params["case"].id for item in request.session.items
-              if hasattr(item, "callspec") and "case" in item.callspec.params}
+              if item.module is request.module and hasattr(item, "callspec") and "case" in item.callspec.params}
 
     def one(case):
         return case.id, run(case.sub if case.sub in bad_inputs.C_PROGRAMS else "py", case.argv, case.files,
