@@ -142,6 +142,15 @@ class Profiles:
 
 # 3 tenants of 1 KiB reads reserving 60 MB/s (their contract's 20k IOPS buy 20 MB/s of them) and
 # 5 of 128 KiB writes reserving 220 MB/s, all backlogged (iodepth 32).
+def _backlogged(kinds):
+    """Tenants `kind0`, `kind1`, ... for each (kind, count, (sizes, read share, base IOPS, base
+    MB/s)): product A, one queue, a closed loop of 32, a burst far above any host."""
+    return [{"name": f"{kind}{i}", "product": "A", "base": {"iops": iops, "mbps": mbps},
+             "burst": {"iops": 2000000, "mbps": 3000}, "queues": 1,
+             "workload": {"mode": "closed", "iodepth": 32, "sizes": sizes, "read_share": rs, "segments": 8}}
+            for kind, n, (sizes, rs, iops, mbps) in kinds for i in range(n)]
+
+
 PROFILE_KINDS = {"small": ({"1k": 1.0}, 1.0, 20000, 60, 3), "large": ({"128k": 1.0}, 0.0, 2000, 220, 5)}
 PROFILE_RUNS = {"profiles": ("ddrr", {"policy_ms": 20, "floor_share": 0.9}),
                 "no profiles": ("ddrr", {"policy_ms": 0, "floor_share": 0.9}),
@@ -151,11 +160,7 @@ PROFILE_RUNS = {"profiles": ("ddrr", {"policy_ms": 20, "floor_share": 0.9}),
 def profiles(run, load, tenant):
     base = load("fig19_bps_neighbor.yaml")
     base.update(duration_ms=400, warmup_ms=100)
-    base["tenants"] = [
-        {"name": f"{kind}{i}", "product": "A", "base": {"iops": iops, "mbps": mbps},
-         "burst": {"iops": 2000000, "mbps": 3000}, "queues": 1,
-         "workload": {"mode": "closed", "iodepth": 32, "sizes": sizes, "read_share": rs, "segments": 8}}
-        for kind, (sizes, rs, iops, mbps, n) in PROFILE_KINDS.items() for i in range(n)]
+    base["tenants"] = _backlogged((kind, n, spec) for kind, (*spec, n) in PROFILE_KINDS.items())
     out = {}
     for key, (sched, libra) in PROFILE_RUNS.items():
         sc = copy.deepcopy(base)
@@ -328,11 +333,7 @@ def swap(run, load, tenant):
     import csv
     sc = load("fig19_bps_neighbor.yaml")
     sc.update(duration_ms=400, warmup_ms=0)
-    sc["tenants"] = [
-        {"name": f"{kind}{i}", "product": "A", "base": {"iops": iops, "mbps": mbps},
-         "burst": {"iops": 2000000, "mbps": 3000}, "queues": 1,
-         "workload": {"mode": "closed", "iodepth": 32, "sizes": sizes, "read_share": rs, "segments": 8}}
-        for kind, (sizes, rs, iops, mbps) in SWAP_KINDS.items() for i in range(2)]
+    sc["tenants"] = _backlogged((kind, 2, spec) for kind, spec in SWAP_KINDS.items())
     out = {}
     for key, (sched, policy_ms) in SWAP_RUNS.items():
         sc["libra"] = {"policy_ms": policy_ms, "swap": {"workloads_ms": 200, "reservations_ms": 300,

@@ -103,9 +103,10 @@ def run_case(tmp_path, seed):
         rep = run_fio(tmp_path, f"random{seed}", *jobs, runtime=SECONDS)
     finally:
         report = gw.stop()
+    writes = {t["name"] for t in tenants if t["write"]}
     got = {}
     for j in rep["jobs"]:
-        d = j["write"] if any(t["name"] == j["jobname"] and t["write"] for t in tenants) else j["read"]
+        d = j["write"] if j["jobname"] in writes else j["read"]
         got[j["jobname"]] = got.get(j["jobname"], 0.0) + d["iops"]
     by_name = {t["name"]: t for t in report["tenants"]}
     one_window = 1e6 / window_us           # one window's worth over a one-second rate

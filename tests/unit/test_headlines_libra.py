@@ -21,6 +21,15 @@ def vs_bios(run):
 
 
 
+def _refused(tmp_path, path):
+    """burstgate-sim on `path` must exit 2 with exactly one stderr line, naming the file; the line."""
+    res = subprocess.run([str(SIM), str(path), "--quiet", "--out", str(tmp_path / "r.json")],
+                         capture_output=True, text=True, check=False)
+    assert res.returncode == 2, res.stderr
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"{path}:" in lines[0], lines
+    return lines[0]
+
 def _on_both_engines(tmp_path, path):
     """The scenario's reports on the model and on the Verilated kernel, which must be equal but
     for the engine's name (that name is removed)."""
@@ -73,11 +82,8 @@ def test_floor_refuses_a_tenant_set_above_it(tmp_path, scheduler, libra):
     5 % floor (100,000) must refuse them with one line and exit 2, and the default 0.48 floor
     must admit them. Catches the floor check not running, or running on the wrong side."""
     path = _scenario(tmp_path, libra, scheduler)
-    res = subprocess.run([str(SIM), str(path), "--quiet", "--out", str(tmp_path / "r.json")],
-                         capture_output=True, text=True, check=False)
-    assert res.returncode == 2, res.stderr
-    lines = res.stderr.strip().splitlines()
-    assert len(lines) == 1 and "provisionable floor" in lines[0] and f"{path}:" in lines[0], lines
+    line = _refused(tmp_path, path)
+    assert "provisionable floor" in line, line
     ok = _scenario(tmp_path, {k: v for k, v in libra.items() if k != "floor_share"}, scheduler)
     res = subprocess.run([str(SIM), str(ok), "--quiet", "--out", str(tmp_path / "r.json")],
                          capture_output=True, text=True, check=False)
@@ -227,11 +233,8 @@ def test_vop_curve_bad_points_are_one_line(tmp_path, points, what):
     Catches the loader passing such a curve to bg_cost_load_vop (which would refuse it at
     programming time with a code, or worse, program half of it)."""
     path = _curve_scenario(tmp_path, points)
-    res = subprocess.run([str(SIM), str(path), "--quiet", "--out", str(tmp_path / "r.json")],
-                         capture_output=True, text=True, check=False)
-    assert res.returncode == 2, res.stderr
-    lines = res.stderr.strip().splitlines()
-    assert len(lines) == 1 and f"{path}:" in lines[0] and "dpu.vop_curve.points" in lines[0] and what in lines[0], lines
+    line = _refused(tmp_path, path)
+    assert "dpu.vop_curve.points" in line and what in line, line
 
 
 def test_fig12_profiles_follow_the_swap_and_mixed_tenants_take_the_slack(run):
@@ -263,11 +266,8 @@ def test_swap_bad_pairs_are_one_line(tmp_path, swap, what):
     FILE:LINE: libra.swap.pairs and exit 2. Catches a swap with a missing partner indexing past the
     tenants, and a tenant swapped twice (the second swap undoing the first)."""
     path = _scenario(tmp_path, {"swap": swap}, "ddrr")
-    res = subprocess.run([str(SIM), str(path), "--quiet", "--out", str(tmp_path / "r.json")],
-                         capture_output=True, text=True, check=False)
-    assert res.returncode == 2, res.stderr
-    lines = res.stderr.strip().splitlines()
-    assert len(lines) == 1 and f"{path}:" in lines[0] and "libra.swap.pairs" in lines[0] and what in lines[0], lines
+    line = _refused(tmp_path, path)
+    assert "libra.swap.pairs" in line and what in line, line
 
 
 def test_swap_refuses_a_partner_workload_the_grants_cannot_admit(tmp_path):
@@ -281,12 +281,9 @@ def test_swap_refuses_a_partner_workload_the_grants_cannot_admit(tmp_path):
     sc["libra"] = {"swap": {"workloads_ms": 100, "pairs": [["victim", "bursty"]]}}
     path = tmp_path / "s.yaml"
     path.write_text(yaml.safe_dump(sc, sort_keys=False))
-    res = subprocess.run([str(SIM), str(path), "--quiet", "--out", str(tmp_path / "r.json")],
-                         capture_output=True, text=True, check=False)
-    assert res.returncode == 2, res.stderr
-    lines = res.stderr.strip().splitlines()
-    assert len(lines) == 1 and f"{path}:" in lines[0] and "libra.swap.pairs" in lines[0], lines
-    assert "'victim' with 'bursty''s workload" in lines[0] and "never be admitted" in lines[0], lines
+    line = _refused(tmp_path, path)
+    assert "libra.swap.pairs" in line, line
+    assert "'victim' with 'bursty''s workload" in line and "never be admitted" in line, line
     del sc["libra"]["swap"]
     path.write_text(yaml.safe_dump(sc, sort_keys=False))
     res = subprocess.run([str(SIM), str(path), "--quiet", "--out", str(tmp_path / "r.json")],
