@@ -107,7 +107,7 @@ reproduce: cpp ## run the simulator reproductions of the papers' figures (scenar
 .PHONY: test
 test: cpp ## every test: C++ (ctest), Amaranth simulation, cocotb on Verilator, generated-file checks
 	ctest --test-dir $(CMAKE_BUILD) --output-on-failure -j $(JOBS)
-	PYTHONWARNINGS=error COST_DESCRIPTORS=$(COST_DESCRIPTORS) $(PY) -m pytest -m "not long" tests
+	PYTHONWARNINGS=error COST_DESCRIPTORS=$(COST_DESCRIPTORS) $(PY) -m pytest -m "not long" --durations=15 tests
 
 .PHONY: test-long
 test-long: cpp ## long randomized runs (seed with RANDOM_SEED=n); the core differential and property cases as Dask tasks [WORKERS=N | ADDRESS=...]
