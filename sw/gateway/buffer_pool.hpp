@@ -69,10 +69,13 @@ public:
     void put(Bytes &&b, Charge &from)
     {
         const std::size_t cap = b.capacity();
-        if (cap < kMinPooled || cap > from.amount() || cap > t_->limit() / 2 || tp_->load() > 0 ||
-            gp_->load() > 0)
+        if (cap < kMinPooled || cap > from.amount() || cap > t_->limit() / 2)
             return;
         std::lock_guard<std::mutex> g(mu_);
+        // Read under the lock: a reader raises the flag, then trims (taking the lock), so a buffer
+        // is either trimmed by it or sees the flag here, never kept while the reader waits.
+        if (tp_->load() > 0 || gp_->load() > 0)
+            return;
         from.detach(cap);
         held_ += cap;
         idle_.emplace(cap, std::move(b));

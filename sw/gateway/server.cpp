@@ -397,22 +397,20 @@ struct Pressing {
 
 bool Server::take_budget(std::size_t tenant, std::uint64_t n, const std::function<bool()> &give_up)
 {
+    // Short of budget: first the idle buffers that hold it go (the flag keeps returning buffers
+    // from being pooled meanwhile; buffer_pool.hpp), then wait as before.
     Budget &tb = *tenant_budget_[tenant];
-    BufferPool &own = *pools_[tenant];
     if (!tb.try_take(n)) {
-        // Budget::take asks give_up() before every wait (at least every 50 ms): the pool is
-        // trimmed there too, so a buffer pooled just before the pressure began is freed as well.
         Pressing p(tenant_pressed_[tenant]);
-        if (!tb.take(n, [&] { own.trim(); return give_up(); }))
+        pools_[tenant]->trim();
+        if (!tb.take(n, give_up))
             return false;
     }
     if (!global_.try_take(n)) {
         Pressing p(global_pressed_);
-        if (!global_.take(n, [&] {
-                for (auto &q : pools_)
-                    q->trim();
-                return give_up();
-            })) {
+        for (auto &q : pools_)
+            q->trim();
+        if (!global_.take(n, give_up)) {
             tb.give(n);
             return false;
         }

@@ -76,3 +76,40 @@ def test_large_reads_reuse_their_buffers(unpaced):
         s.close()
     print(f"{per_request:.2f} minor page faults per 64 KiB READ")
     assert per_request < 1.0, per_request
+
+
+def test_idle_buffers_give_way_to_a_request_short_of_budget(tmp_path):
+    """Idle pooled buffers stay charged to the tenant's byte budget (so the memory bound is the
+    budgets' alone), and must give it back when a request needs it: with a 16 MiB tenant budget,
+    200 READs of 64 KiB in flight leave about 12 MiB of idle buffers in the pool; an 8 MiB READ
+    after them must then be served at once. Catches a pool that keeps its bytes while a reader
+    waits for budget (the READ would wait for ever: the pool's buffers are too small to serve it)."""
+    n, big = 200, 8 * 1024 * KIB  # 12.5 MiB of 64 KiB replies at once; then the largest payload
+    scen = tmp_path / "one_tenant.yaml"
+    scen.write_text(scenario_text(2))
+    gw = Gateway(tmp_path, "--no-pace", "--tenant-buffer", "16m", scenario=scen, export_size="64m")
+    try:
+        s, _ = connect(gw.sock, "cal")
+        s.settimeout(10)
+        payload = os.urandom(SIZE)
+        msgs = [struct.pack(">IHHQQI", 0x25609513, 0, CMD_WRITE, k, k * SIZE, SIZE) + payload for k in range(n)]
+        msgs += [struct.pack(">IHHQQI", 0x25609513, 0, CMD_READ, 1000 + k, k * SIZE, SIZE) for k in range(n)]
+        s.sendall(b"".join(msgs))
+        time.sleep(0.05)
+        got = {}
+        for _ in range(2 * n):
+            magic, error, cookie = struct.unpack(">IIQ", recv_exact(s, 16))
+            assert magic == REPLY_MAGIC and error == 0, (magic, error)
+            if cookie >= 1000:
+                got[cookie] = recv_exact(s, SIZE)
+        assert all(got[1000 + k] == payload for k in range(n))
+        t0 = time.monotonic()
+        s.sendall(struct.pack(">IHHQQI", 0x25609513, 0, CMD_READ, 7, 0, big))
+        magic, error, cookie = struct.unpack(">IIQ", recv_exact(s, 16))
+        data = recv_exact(s, big)
+        waited = time.monotonic() - t0
+        assert (magic, error, cookie) == (REPLY_MAGIC, 0, 7) and data[:SIZE] == payload
+        assert waited < 1.0, waited
+        s.close()
+    finally:
+        gw.stop()
