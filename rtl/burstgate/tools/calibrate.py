@@ -1,8 +1,9 @@
 """`burstgate calibrate`: measure the machine burstgate-gateway runs on and write its host profile.
 
 Real requests go through the gateway's own data path: Debian's fio (--ioengine=nbd) against a
-burstgate-gateway serving one tenant provisioned far above demand, unpaced (--no-pace), on the
-backing store the gateway will use (memory, or --data-dir). Measured:
+burstgate-gateway serving one tenant provisioned far above demand, on the backing store the
+gateway will use (memory, or --data-dir); first unpaced (--no-pace), then paced (below).
+Measured in each pass:
 
   * max IOPS of 4, 8 and 16 KiB random reads and writes (NUMJOBS connections x IODEPTH), best of
     --repeat runs;
@@ -16,19 +17,19 @@ per_kib are the least-squares line through them (per_kib at least 0). The bandwi
 
 Why at the IOPS points' concurrency, at two sizes, and the smallest: the model has one software
 limit for every size above the knee, so it must be a rate the data path sustains at each of
-them, under the client load the profile describes. The gateway's large-I/O rate depends on the
-bytes in flight (64 KiB reads at 2 x 16 reached about half the rate of 2 x 4 on this project's
-2-core host, nbdkit's memory plugin the same at both; docs/results.md), and a limit measured
-where the data path is at its best (1 MiB at iodepth 4, as before) let the simulator promise
+them, under the client load the profile describes. The gateway's large-I/O rate depended on
+the bytes in flight (64 KiB reads at 2 x 16 reached about half the rate of 2 x 4 on this
+project's 2-core host, nbdkit's memory plugin the same at both, until the gateway reused its
+payload buffers; docs/results.md), and a limit measured where the data path is at its best (1 MiB at iodepth 4, as before) let the simulator promise
 64 KiB I/Os a quarter more than the paced gateway could serve. A limit too high breaks
 contracts sized from it; one a little low only leaves capacity unsold.
 
 Two passes, because the gateway the profile is for runs paced. The first pass measures the data
 path alone (--no-pace) and fits a first profile. Pacing costs host CPU the unpaced data path does
 not spend: while the modelled stages are the limit, an answer waits for its release and the
-pacer thread hands it over, so the paced gateway took about twice the CPU per 4 KiB I/O (12 us
-against 6 us on this project's 2-core host, fio's own CPU beside it) and served a quarter less
-than the first profile promised (docs/results.md). The second pass therefore measures the same
+pacer thread hands it over, so the paced gateway took about twice the CPU per 4 KiB I/O (11-16
+us against 5-8 us on this project's 2-core host, fio's own CPU beside it) and served 55-85 % of
+what the first profile promised (docs/results.md). The second pass therefore measures the same
 points again on the paced gateway running that first profile, one tenant whose burst is far
 above it (so the modelled host, not a contract, is what it reaches): what it serves there is
 what the host serves with pacing at its limit, and the profile is fitted, the same way, on those
