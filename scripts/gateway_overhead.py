@@ -2,8 +2,9 @@
 """burstgate-gateway's cost beside nbdkit's memory plugin, side by side in one run.
 
 Both servers serve a memory-backed export on a Unix socket; Debian's stock fio (--ioengine=nbd,
-libnbd) drives 4 KiB random reads and writes at iodepth 1 and 32, each case on each server in
-turn, for --seconds each, --rounds times (the median counts). The gateway runs
+libnbd) drives 4 KiB random reads and writes at iodepth 1 and 32, and 64 KiB ones at iodepth 1
+and 16 (the large-I/O data path: a second table, not one of issue 18's criteria), each case on
+each server in turn, for --seconds each, --rounds times (the median counts). The gateway runs
 scenarios/gateway_overhead.yaml (one tenant provisioned far above demand on a fast modelled
 DPU), paced (the default) and with --no-pace.
 Then 64 fio connections at once on the paced gateway: its live JSON says how many firmware
@@ -37,16 +38,21 @@ from burstgate.tools.gwbench import die as _die
 from burstgate.tools.gwbench import fio as _fio
 
 SCENARIO = ROOT / "scenarios" / "gateway_overhead.yaml"
-CASES = [("randread", 1), ("randread", 32), ("randwrite", 1), ("randwrite", 32)]
+CASES = [("4k", "randread", 1), ("4k", "randread", 32), ("4k", "randwrite", 1), ("4k", "randwrite", 32),
+         ("64k", "randread", 1), ("64k", "randread", 16), ("64k", "randwrite", 1), ("64k", "randwrite", 16)]
+
+
+def case(bs: str, rw: str, qd: int) -> str:
+    return f"{rw} QD{qd}" if bs == "4k" else f"{bs} {rw} QD{qd}"
 
 
 def die(msg: str) -> None:
     _die("gateway_overhead", msg)
 
 
-def fio(uri: str, rw: str, iodepth: int, seconds: float, numjobs: int = 1) -> dict:
+def fio(uri: str, rw: str, iodepth: int, seconds: float, numjobs: int = 1, bs: str = "4k") -> dict:
     try:
-        return _fio(uri, rw, "4k", iodepth, seconds, numjobs)
+        return _fio(uri, rw, bs, iodepth, seconds, numjobs)
     except RuntimeError as e:
         die(str(e))
 
@@ -99,13 +105,13 @@ def main() -> None:
         # the servers, --rounds times, and each figure is the median of its rounds: the other
         # work on a shared host then weighs on every server alike.
         live = {name: start() for name, start in servers}
-        runs: dict = {name: {f"{rw} QD{qd}": [] for rw, qd in CASES} for name in live}
+        runs: dict = {name: {case(*c): [] for c in CASES} for name in live}
         for rnd in range(a.rounds):
-            for rw, qd in CASES:
+            for bs, rw, qd in CASES:
                 for name, s in live.items():
-                    r = fio(s.uri(), rw, qd, a.seconds)
-                    runs[name][f"{rw} QD{qd}"].append(r)
-                    print(f"  round {rnd + 1} {name:30s} {rw:9s} QD{qd:<3d} {r['iops']:9.0f} IOPS", file=sys.stderr)
+                    r = fio(s.uri(), rw, qd, a.seconds, bs=bs)
+                    runs[name][case(bs, rw, qd)].append(r)
+                    print(f"  round {rnd + 1} {name:30s} {bs:3s} {rw:9s} QD{qd:<3d} {r['iops']:9.0f} IOPS", file=sys.stderr)
         for s in live.values():
             s.stop()
         for name, row in runs.items():
@@ -127,16 +133,19 @@ def main() -> None:
                   f"{live['windows']} windows overrun", file=sys.stderr)
         results["conns64"] = c64
     nbd = results["cases"]["nbdkit memory plugin"]
-    cols = [f"{rw} QD{qd}" for rw, qd in CASES]
-    print("| server | " + " | ".join(cols) + " |")
-    print("|---|" + "---|" * len(cols))
-    for name, row in results["cases"].items():
-        cells = []
-        for c in cols:
-            val = row[c]["iops"]
-            share = "" if name.startswith("nbdkit") else f" ({100 * val / nbd[c]['iops']:.0f} %)"
-            cells.append(f"{val / 1e3:.1f}k{share}")
-        print(f"| {name} | " + " | ".join(cells) + " |")
+    for size in ("4k", "64k"):
+        shown = [case(*c) for c in CASES if c[0] == size]
+        print(f"\n{size[:-1]} KiB random, IOPS (share of nbdkit):\n")
+        print("| server | " + " | ".join(c.removeprefix(size + " ") for c in shown) + " |")
+        print("|---|" + "---|" * len(shown))
+        for name, row in results["cases"].items():
+            cells = []
+            for c in shown:
+                val = row[c]["iops"]
+                share = "" if name.startswith("nbdkit") else f" ({100 * val / nbd[c]['iops']:.0f} %)"
+                cells.append(f"{val / 1e3:.1f}k{share}")
+            print(f"| {name} | " + " | ".join(cells) + " |")
+    cols = [case(*c) for c in CASES if c[0] == "4k"]  # issue 18's criteria: 4 KiB
     c64 = results["conns64"]
     iops64 = sorted(c64["iops"])[len(c64["iops"]) // 2]
     print(f"\n64 connections (fio numjobs=64, 4 KiB randread QD1), paced gateway: {iops64 / 1e3:.1f}k IOPS "

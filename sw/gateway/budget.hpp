@@ -33,6 +33,16 @@ public:
         peak_ = std::max(peak_, used_);
         return true;
     }
+    // Takes n bytes if they are free now; never waits.
+    bool try_take(std::uint64_t n)
+    {
+        std::lock_guard<std::mutex> g(mu_);
+        if (used_ + n > limit_)
+            return false;
+        used_ += n;
+        peak_ = std::max(peak_, used_);
+        return true;
+    }
     void give(std::uint64_t n)
     {
         {
@@ -77,6 +87,14 @@ public:
     Charge(const Charge &) = delete;
     Charge &operator=(const Charge &) = delete;
     ~Charge() { release(); }
+    std::uint64_t amount() const { return n_; }
+    // n of these bytes (n <= amount()) stop being this charge's without going back to the
+    // budgets: whoever keeps them (the tenant's buffer pool) gives them back itself.
+    void detach(std::uint64_t n) { n_ -= n; }
+    // n bytes already taken from the same budgets (a pooled buffer's) become this charge's.
+    void attach(std::uint64_t n) { n_ += n; }
+    Budget *tenant() const { return t_; }
+    Budget *global() const { return g_; }
     void release()
     {
         if (n_) {

@@ -63,9 +63,20 @@ const char *error_text(std::uint32_t e)
 
 // One reply on its way to the client: bytes to send, and the budget they hold until sent.
 struct Out {
+    Out() = default;
+    Out(Out &&) = default;
+    Out &operator=(Out &&) = default;
+    // A READ's data buffers go back to the tenant's pool (their charge with them), once sent or dropped.
+    ~Out()
+    {
+        if (pool)
+            for (Bytes &b : body)
+                pool->put(std::move(b), charge);
+    }
     Bytes head;
     std::vector<Bytes> body;
     Charge charge;
+    BufferPool *pool = nullptr;
     // Sent at once by enqueue (its head and body hold the rest), and when: the reply reached the
     // head of the queue then, so its clock runs from there, for all of its bytes.
     std::uint64_t sent = 0;
@@ -368,6 +379,43 @@ Server::Server(Engine &engine, ServerOptions opt) : eng_(engine), opt_(std::move
     for (std::size_t t = 0; t < n; t++)
         tenant_budget_.push_back(std::make_unique<Budget>(opt_.tenant_buffer));
     global_.set_limit(opt_.global_buffer ? opt_.global_buffer : opt_.tenant_buffer * n);
+    tenant_pressed_ = std::make_unique<std::atomic<int>[]>(n);
+    for (std::size_t t = 0; t < n; t++)
+        pools_.push_back(std::make_unique<BufferPool>(tenant_budget_[t].get(), &global_, &tenant_pressed_[t], &global_pressed_));
+}
+
+namespace {
+// A reader waiting for a budget: while it waits, buffers coming back are freed, not pooled.
+struct Pressing {
+    explicit Pressing(std::atomic<int> &a) : a_(a) { a_++; }
+    ~Pressing() { a_--; }
+    Pressing(const Pressing &) = delete;
+    Pressing &operator=(const Pressing &) = delete;
+    std::atomic<int> &a_;
+};
+}  // namespace
+
+bool Server::take_budget(std::size_t tenant, std::uint64_t n, const std::function<bool()> &give_up)
+{
+    // Short of budget: first the idle buffers that hold it go (the flag keeps returning buffers
+    // from being pooled meanwhile; buffer_pool.hpp), then wait as before.
+    Budget &tb = *tenant_budget_[tenant];
+    if (!tb.try_take(n)) {
+        Pressing p(tenant_pressed_[tenant]);
+        pools_[tenant]->trim();
+        if (!tb.take(n, give_up))
+            return false;
+    }
+    if (!global_.try_take(n)) {
+        Pressing p(global_pressed_);
+        for (auto &q : pools_)
+            q->trim();
+        if (!global_.take(n, give_up)) {
+            tb.give(n);
+            return false;
+        }
+    }
+    return true;
 }
 
 Server::~Server() { close_all(); }
@@ -778,6 +826,7 @@ void Server::transmission(const std::shared_ptr<Conn> &c, std::size_t tenant)
     const std::uint32_t max_payload = this->max_payload(tenant);
     const bool structured = c->session.structured;
     Budget &tb = *tenant_budget_[tenant];
+    BufferPool &pool = *pools_[tenant];
     auto give_up = [&] { return c->stopping(); };
     const auto grace = std::chrono::milliseconds(opt_.reply_grace_ms);
     std::thread writer([this, c, grace] {
@@ -830,16 +879,21 @@ void Server::transmission(const std::shared_ptr<Conn> &c, std::size_t tenant)
         const std::uint32_t nchunks = split ? (hdr.length + chunk - 1) / chunk : 1;
         const std::uint64_t need = (data_cmd ? hdr.length : 0) + kOverhead * nchunks +
                                    (hdr.type == kCmdBlockStatus ? 8192 : 0);
-        if (!tb.take(need, give_up)) {
+        // Pooled buffers first (READ/WRITE of at least BufferPool::kMinPooled): their bytes are
+        // charged already, so the budgets give only the rest.
+        Charge charge(&tb, &global_, 0);
+        std::vector<Bytes> bufs(data_cmd ? nchunks : 0);
+        std::uint64_t pooled = 0;
+        for (std::uint32_t k = 0; k < bufs.size(); k++) {
+            const std::uint32_t len = std::min(chunk, hdr.length - k * chunk);
+            if (pool.take(len, bufs[k], charge))
+                pooled += len;
+        }
+        if (!take_budget(tenant, need - pooled, give_up)) {
             drop_slot();
             break;
         }
-        if (!global_.take(need, give_up)) {
-            tb.give(need);
-            drop_slot();
-            break;
-        }
-        Charge charge(&tb, &global_, need);
+        charge.attach(need - pooled);
         if (chk.verdict == Verdict::kReplyError) {
             errors_++;
             note(*c, std::string(chk.why) + ": error " + std::to_string(chk.error));
@@ -873,6 +927,8 @@ void Server::transmission(const std::shared_ptr<Conn> &c, std::size_t tenant)
             r->tenant = static_cast<std::uint16_t>(tenant);
             r->queue = queue;
             r->vq = vq;
+            if (k < bufs.size())
+                r->data = std::move(bufs[k]);  // sized already when pooled (no zero-fill)
             if (hdr.type == kCmdWrite) {
                 r->data.resize(r->length);
                 if (!c->read_all(r->data.data(), r->length)) {
@@ -880,12 +936,14 @@ void Server::transmission(const std::shared_ptr<Conn> &c, std::size_t tenant)
                     break;
                 }
             }
-            r->reply = [c, agg, k, structured, hdr](bg::gw::Request &q, std::uint32_t error) {
+            r->reply = [c, agg, k, structured, hdr, pp = &pool](bg::gw::Request &q, std::uint32_t error) {
                 std::unique_lock<std::mutex> g(agg->mu);
                 if (error && !agg->error)
                     agg->error = error;
                 if (!agg->parts.empty())
                     agg->parts[k] = std::move(q.data);
+                else if (hdr.type == kCmdWrite)  // the payload is in the store: its buffer serves the next request
+                    pp->put(std::move(q.data), agg->charge);
                 if (--agg->left > 0)
                     return;
                 Out o;
@@ -901,6 +959,7 @@ void Server::transmission(const std::shared_ptr<Conn> &c, std::size_t tenant)
                         o.head = simple_reply_header(kOk, hdr.cookie);
                     }
                     o.body = std::move(agg->parts);
+                    o.pool = pp;
                 } else if (hdr.type == kCmdBlockStatus) {
                     const Bytes &ex = agg->parts[0];
                     o.head = chunk_header(kReplyFlagDone, kReplyBlockStatus, hdr.cookie,

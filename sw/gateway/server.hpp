@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "budget.hpp"
+#include "buffer_pool.hpp"
 #include "engine.hpp"
 
 namespace bg::gw {
@@ -74,6 +76,9 @@ private:
     void note(const Conn &c, const std::string &what);
     void evict_locked(Client &c, const char *why);
     void reap();
+    // n bytes from the tenant's and the global budget, waiting while they are not free; idle
+    // pooled buffers are freed first (buffer_pool.hpp). False once `give_up()` says so.
+    bool take_budget(std::size_t tenant, std::uint64_t n, const std::function<bool()> &give_up);
 
     Engine &eng_;
     ServerOptions opt_;
@@ -83,6 +88,9 @@ private:
     std::vector<std::uint32_t> conn_seq_;  // per tenant: connections so far (ingress queue choice)
     std::vector<std::unique_ptr<Budget>> tenant_budget_;
     Budget global_;
+    std::vector<std::unique_ptr<BufferPool>> pools_;  // per tenant: idle payload buffers
+    std::unique_ptr<std::atomic<int>[]> tenant_pressed_;  // per tenant: readers waiting for its budget
+    std::atomic<int> global_pressed_{0};                  // readers waiting for the global budget
     std::atomic<bool> stopping_{false};
     std::atomic<int> readers_{0};
     std::atomic<std::uint64_t> errors_{0};

@@ -25,6 +25,8 @@ import sys
 import pytest
 import yaml
 
+from burstgate.tools.calibrate import profile_of
+
 from .gateway import BUILD, ROOT, Gateway
 
 SIM = BUILD / "sw" / "sim" / "burstgate-sim"
@@ -211,6 +213,10 @@ def test_calibrate_writes_a_profile_the_simulator_reads(tmp_path):
     # The bandwidth limit holds at every large size measured: the smallest of the four rates.
     large = [prof["measured"][op][k] for op in ("read", "write") for k in ("64k_mbps", "1m_mbps")]
     assert all(v > 0 for v in large) and prof["swlimit_mbps"] == min(large), prof
+    # Fitted on the paced pass's points, not on the unpaced first pass's (which the paced gateway
+    # does not reach: its pacing takes host CPU too).
+    assert all(prof["measured"]["unpaced"][op]["4k_iops"] > 0 for op in ("read", "write")), prof
+    assert profile_of(2, prof["measured"])["cpu_ns"] == prof["cpu_ns"], prof
     # A contract any host can honour: this test is about the profile being read, not the fit's accuracy.
     sc = json.loads(json.dumps(SCENARIO))
     sc["tenants"][0]["base"] = sc["tenants"][0]["burst"] = {"iops": 1000, "mbps": 4}
