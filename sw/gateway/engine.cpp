@@ -244,6 +244,8 @@ void Engine::submit(std::unique_ptr<Request> r)
         std::lock_guard<std::mutex> s(st_mu_);
         st_[raw->tenant].generated++;
     }
+    if (opt_.arrivals)  // its first offer: the arrival burstgate-sim --arrivals replays
+        opt_.arrivals->record(now_ns(), raw->tenant, raw->type, raw->offset, raw->desc_size);
     std::vector<Request *> one{raw}, ready;
     const bool now_admitted = offer_locked(one, false, ready) > 0;
     g.unlock();

@@ -41,6 +41,7 @@
 #include "burstgate/sim/scenario.hpp"
 #include "burstgate/sim/simulator.hpp"
 #include "burstgate/sim/withheld.hpp"
+#include "arrivals.hpp"
 #include "store.hpp"
 
 namespace bg::gw {
@@ -79,6 +80,8 @@ struct EngineOptions {
     // The window loop, the pacer and the backend threads at SCHED_FIFO priority 10, as firmware
     // on its own core would run: on a loaded host their deadlines then hold (needs CAP_SYS_NICE).
     bool realtime = false;
+    // --arrivals: every READ and WRITE descriptor's first offer is recorded here (arrivals.hpp).
+    ArrivalRecorder *arrivals = nullptr;
 };
 
 class Engine {
