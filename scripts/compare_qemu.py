@@ -238,6 +238,9 @@ def main() -> None:
     ap.add_argument("--case", choices=("1", "2"), help="run only this case (default: both)")
     ap.add_argument("--replay", action="store_true",
                     help="case 2: record the gateway's arrivals and replay them in burstgate-sim (a third table)")
+    ap.add_argument("--replay-clock", choices=("window", "wall"), default="window",
+                    help="the arrivals' clock (burstgate-gateway --arrivals-clock; default window: each arrival "
+                         "in the window the gateway's firmware saw it in)")
     a = ap.parse_args()
     gw = gateway_binary(a.build)
     for tool, ok in (("burstgate-gateway (make cpp)", gw.exists()), ("fio", shutil.which("fio")),
@@ -285,7 +288,8 @@ def main() -> None:
                             "--realtime", "--scheduler", "bios", "--out", str(tmp / "bg56.json"),
                             # up to 24 connections of one tenant, all 56 connecting at once
                             "--max-conns", "64", "--handshake-slots", "64"]
-                           + (["--arrivals", str(tmp / "arrivals56.iolog")] if a.replay else []),
+                           + (["--arrivals", str(tmp / "arrivals56.iolog"), "--arrivals-clock", a.replay_clock]
+                              if a.replay else []),
                            sock56, "t20k", tmp, report=tmp / "bg56.json")
             except RuntimeError as e:
                 die("compare_qemu", str(e))
@@ -336,8 +340,8 @@ def main() -> None:
                           for t in rep.get("tenants", [])))
     if "replay" in res.get("56 connections", {}):
         c56 = res["56 connections"]
-        print("\nThe gateway's arrivals replayed in burstgate-sim (open loop at the recorded times; deferrals counted "
-              "by one rule):\n")
+        print(f"\nThe gateway's arrivals replayed in burstgate-sim (open loop at the recorded times, {a.replay_clock} "
+              "clock; deferrals counted by one rule):\n")
         print("\n".join(replay_table(c56[BG]["report"], c56["replay"], c56["recorded"])))
     print(f"\nburstgate window overruns: case 1 {res.get(BG, {}).get('window_overruns')}, "
           f"case 2 {res.get('56 connections', {}).get(BG, {}).get('window_overruns')}\n")

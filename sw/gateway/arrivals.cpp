@@ -2,8 +2,11 @@
 #include "arrivals.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -14,8 +17,8 @@
 namespace bg::gw {
 
 ArrivalRecorder::ArrivalRecorder(const std::string &path, const std::vector<std::string> &tenants,
-                                 std::uint64_t max_records)
-    : path_(path), names_(tenants), max_records_(max_records)
+                                 std::uint64_t max_records, std::uint64_t window_ns)
+    : path_(path), names_(tenants), max_records_(max_records), window_ns_(window_ns)
 {
     for (const std::string &n : names_)
         if (n.empty() || n.find_first_of(" \t\r\n") != std::string::npos)
@@ -35,8 +38,8 @@ ArrivalRecorder::~ArrivalRecorder()
     finish();
 }
 
-void ArrivalRecorder::record(std::uint64_t t_ns, std::uint16_t tenant, std::uint16_t type, std::uint64_t offset,
-                             std::uint32_t length)
+void ArrivalRecorder::record(std::uint64_t t_ns, std::uint64_t windows, std::uint64_t commit_ns, std::uint16_t tenant,
+                             std::uint16_t type, std::uint64_t offset, std::uint32_t length)
 {
     std::lock_guard<std::mutex> g(mu_);
     if (type != nbd::kCmdRead && type != nbd::kCmdWrite) {
@@ -54,7 +57,12 @@ void ArrivalRecorder::record(std::uint64_t t_ns, std::uint16_t tenant, std::uint
         lost_++;
         return;
     }
-    last_us_ = t_ns / 1000;  // microseconds, as iolog v3 counts (truncated, so never ahead of the offer)
+    if (window_ns_ > 0) {
+        const std::uint64_t into = t_ns > commit_ns ? t_ns - commit_ns : 0;
+        t_ns = windows * window_ns_ + std::min(into, window_ns_ - std::min<std::uint64_t>(window_ns_, 1000));
+    }
+    // Microseconds, as iolog v3 counts (truncated, so never ahead of the offer), never back.
+    last_us_ = std::max(last_us_, t_ns / 1000);
     char b[24];
     cur_.append(b, std::to_chars(b, b + sizeof b, last_us_).ptr);
     cur_ += ' ';
@@ -85,6 +93,11 @@ void ArrivalRecorder::hand_off_locked()
 
 void ArrivalRecorder::writer_loop()
 {
+    // Signals are the main thread's (its signalfd): this thread, started before the gateway
+    // blocks them, must not take a SIGTERM's default action for the whole process.
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, nullptr);
     std::unique_lock<std::mutex> g(mu_);
     for (;;) {
         cv_.wait(g, [&] { return stop_ || !pending_.empty(); });

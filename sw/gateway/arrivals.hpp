@@ -29,15 +29,26 @@ public:
 
     // Opens `path` for writing and writes the header. Throws std::invalid_argument naming
     // --arrivals for a file that cannot be written or a tenant name iolog cannot hold (blanks).
-    ArrivalRecorder(const std::string &path, const std::vector<std::string> &tenants, std::uint64_t max_records);
+    // `window_ns` > 0: the window clock (below); 0: the wall clock.
+    ArrivalRecorder(const std::string &path, const std::vector<std::string> &tenants, std::uint64_t max_records,
+                    std::uint64_t window_ns = 0);
     ~ArrivalRecorder();
     ArrivalRecorder(const ArrivalRecorder &) = delete;
     ArrivalRecorder &operator=(const ArrivalRecorder &) = delete;
 
     // One descriptor of NBD command `type` offered to the datapath for the first time, `t_ns`
-    // after the gateway started. The caller's times must not go back (the engine calls it under
-    // its device lock). Only READ and WRITE are written; other commands are counted.
-    void record(std::uint64_t t_ns, std::uint16_t tenant, std::uint16_t type, std::uint64_t offset, std::uint32_t length);
+    // after the gateway started, `windows` COMMITs having run, the last at `commit_ns`. The
+    // caller's times must not go back (the engine calls it under its device lock). Only READ and
+    // WRITE are written; other commands are counted.
+    //
+    // The wall clock writes t_ns. The window clock writes windows x window_ns + (t_ns - commit_ns),
+    // the latter at most window_ns - 1 us: the arrival lands in the simulator's window of the same
+    // index as the gateway's firmware saw it in, as long after that window's start. On the real
+    // clock a window's COMMIT comes late (the loop's wake-up) or is skipped (overruns), so an I/O
+    // offered just after a nominal window boundary meets the old window's grants in the gateway
+    // and would meet the new one's in a wall-clock replay.
+    void record(std::uint64_t t_ns, std::uint64_t windows, std::uint64_t commit_ns, std::uint16_t tenant,
+                std::uint16_t type, std::uint64_t offset, std::uint32_t length);
     // Writes what is pending and each tenant's close, and stops the writer. Returns a summary
     // for stderr ("N arrivals recorded to PATH", with what was left out and any write error).
     std::string finish();
@@ -48,7 +59,7 @@ private:
 
     std::string path_;
     std::vector<std::string> names_;
-    std::uint64_t max_records_;
+    std::uint64_t max_records_, window_ns_;
     int fd_ = -1;
     std::mutex mu_;
     std::condition_variable cv_;

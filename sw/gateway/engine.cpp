@@ -245,7 +245,7 @@ void Engine::submit(std::unique_ptr<Request> r)
         st_[raw->tenant].generated++;
     }
     if (opt_.arrivals)  // its first offer: the arrival burstgate-sim --arrivals replays
-        opt_.arrivals->record(now_ns(), raw->tenant, raw->type, raw->offset, raw->desc_size);
+        opt_.arrivals->record(now_ns(), windows_, commit_ns_, raw->tenant, raw->type, raw->offset, raw->desc_size);
     std::vector<Request *> one{raw}, ready;
     const bool now_admitted = offer_locked(one, false, ready) > 0;
     g.unlock();
@@ -459,6 +459,7 @@ void Engine::window_loop()
             withheld_.window_end(hal_, fw_);
             bg_fw_window(&fw_.fw, &hal_);
             windows_++;
+            commit_ns_ = now_ns();
             // Deferred requests go again, in deferral order, under the new grants.
             again.swap(deferred_);
             deferred_.clear();

@@ -185,6 +185,7 @@ private:
     std::vector<IoDesc> descs_;
     std::vector<IoDecision> decs_;
     std::uint64_t windows_ = 0, window_overruns_ = 0;
+    std::uint64_t commit_ns_ = 0;  // the last window's COMMIT (ns since start), for --arrivals-clock window
 
     std::mutex st_mu_;
     std::vector<TenantStats> st_;

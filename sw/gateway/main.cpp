@@ -36,7 +36,7 @@ const char *const kUsage =
     "         [--live] [--no-pace] [--realtime] [--allow-remote] [--max-conns N] [--verbose]\n"
     "         [--handshake-slots N] [--handshake-timeout MS] [--tenant-buffer SIZE] [--buffer SIZE]\n"
     "         [--min-reply-rate SIZE] [--reply-grace MS] [--profile HOST.yaml]\n"
-    "         [--arrivals FILE] [--arrivals-max N]\n"
+    "         [--arrivals FILE] [--arrivals-max N] [--arrivals-clock wall|window]\n"
     "One NBD export per tenant of the scenario, named after it; see docs/gateway.md.\n"
     "  --data-dir DIR      back each export by DIR/<tenant>.img (sparse); default: memory\n"
     "  --export-size SIZE  bytes of every export, with k/m/g/t suffixes (default 1g)\n"
@@ -57,6 +57,8 @@ const char *const kUsage =
     "  --arrivals FILE     record every READ/WRITE's first offer (time, tenant, op, offset, length)\n"
     "                      as fio iolog v3, for burstgate-sim --arrivals to replay\n"
     "  --arrivals-max N    at most N records in it (4000000); later arrivals are counted only\n"
+    "  --arrivals-clock C  wall: time since start; window: the firmware's window index x window_us\n"
+    "                      + time since that window's COMMIT (default wall; docs/gateway.md)\n"
     "SIGUSR1 writes the live JSON to stderr.\n";
 
 using bg::cli::UsageError;
@@ -217,6 +219,7 @@ int main(int argc, char **argv)
     std::string config, unix_path, tcp, engine = "model", scheduler, data_dir, control, out;
     std::string profile;  // --profile: this host's measured SA (make calibrate)
     std::string arrivals;  // --arrivals: the recorder's file
+    bool window_clock = false;  // --arrivals-clock window
     std::uint64_t arrivals_max = bg::gw::ArrivalRecorder::kDefaultMaxRecords;
     std::uint64_t export_size = 1ull << 30, seed = 0;
     bool have_seed = false, live = ::isatty(2) != 0, pace = true, allow_remote = false, verbose = false, realtime = false;
@@ -246,6 +249,12 @@ int main(int argc, char **argv)
             else if (a == "--profile") profile = args.value();
             else if (a == "--arrivals") arrivals = args.value();
             else if (a == "--arrivals-max") arrivals_max = args.integer(1, UINT32_MAX);
+            else if (a == "--arrivals-clock") {
+                const std::string c = args.value();
+                if (c != "wall" && c != "window")
+                    throw UsageError("--arrivals-clock: expected wall or window, got '" + c + "'");
+                window_clock = c == "window";
+            }
             else if (a == "--max-conns") max_conns = static_cast<unsigned>(args.integer(1, 4096));
             else if (a == "--handshake-slots") so.handshake_slots = static_cast<unsigned>(args.integer(1, 4096));
             else if (a == "--handshake-timeout") so.handshake_timeout_ms = static_cast<unsigned>(args.integer(10, 600000));
@@ -298,7 +307,8 @@ int main(int argc, char **argv)
             std::vector<std::string> names;
             for (const bg::sim::Tenant &t : sc.tenants)
                 names.push_back(t.name);
-            recorder = std::make_unique<bg::gw::ArrivalRecorder>(arrivals, names, arrivals_max);
+            recorder = std::make_unique<bg::gw::ArrivalRecorder>(arrivals, names, arrivals_max,
+                                                                 window_clock ? sc.window_ns : 0);
             eo.arrivals = recorder.get();
         }
         std::vector<std::unique_ptr<bg::gw::Store>> stores;
