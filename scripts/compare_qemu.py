@@ -19,7 +19,14 @@ Prints two markdown tables (victim IOPS, mean and P99 completion latency, neighb
 tenant IOPS and MB/s), then issue 18's criteria, each PASS or MISS (judge()), and writes --json.
 Exit status 1 when a criterion is missed, 2 on a missing tool or a server that does not start.
 
+With --replay, case 2's gateway records its arrivals (burstgate-gateway --arrivals) and
+burstgate-sim replays them on the same scenario and profile (burstgate-sim --arrivals, open loop
+at the recorded times, for the gateway run's duration): a third table puts each tenant's
+deferrals, withheld and below-base deferrals (one rule for both: sw/sim withheld.hpp) of the
+gateway beside the replay's, to tell Algorithm 1 on clumped arrivals from the real clock's part.
+
 Usage: compare_qemu.py --profile HOST.yaml [--build build/cmake] [--seconds 15] [--victim-iops 3000] [--case 1|2]
+       [--replay]
 """
 
 from __future__ import annotations
@@ -152,6 +159,48 @@ def judge_case2(res: dict, sc56: dict) -> list[tuple[bool, str]]:
     return out
 
 
+def replay(sim: pathlib.Path, profile: str, arrivals: pathlib.Path, report: dict, tmp: pathlib.Path) -> dict:
+    """burstgate-sim on case 2's scenario and profile, every tenant's workload the gateway's recorded
+    arrivals, for as long as the gateway ran: its report."""
+    out = tmp / "replay56.json"
+    cmd = [str(sim), str(SCENARIO56), "--profile", profile, "--scheduler", "bios", "--arrivals", str(arrivals),
+           "--duration-ms", str(max(1, round(report["duration_ms"]))), "--out", str(out), "--quiet"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+    if p.returncode != 0:
+        die("compare_qemu", f"burstgate-sim --arrivals failed: {p.stderr.strip()}")
+    return json.loads(out.read_text())
+
+
+def recorded(arrivals: pathlib.Path) -> dict:
+    """Per tenant, the reads and writes in an arrivals file (iolog v3)."""
+    n: dict = {}
+    with open(arrivals) as f:
+        for line in f:
+            v = line.split()
+            if len(v) == 5:
+                n[v[1]] = n.get(v[1], 0) + 1
+    return n
+
+
+def replay_table(gw: dict, sim: dict, counts: dict) -> list[str]:
+    """Markdown: per tenant, the gateway's and the replay's MB/s, deferred I/Os, withheld and
+    below-base deferrals; and the busiest modelled resource of each."""
+    rows = ["| tenant | arrivals recorded | MB/s gateway / replay | deferred I/Os gateway / replay | "
+            "withheld gateway / replay | below base gateway / replay |", "|---|---|---|---|---|---|"]
+    st = {t["name"]: t for t in sim["tenants"]}
+    for g in gw["tenants"]:
+        s = st[g["name"]]
+        rows.append(f"| {g['name']} | {counts.get(g['name'], 0)} | {g['mbps']:.1f} / {s['mbps']:.1f} | "
+                    f"{g['deferred_ios']} / {s['deferred_ios']} | {g.get('deferred_withheld')} / "
+                    f"{s.get('deferred_withheld')} | {g.get('deferred_below_base')} / {s.get('deferred_below_base')} |")
+    for name, r in (("gateway", gw), ("replay", sim)):
+        u = r.get("utilization") or {}
+        rows.append(f"\n{name}: utilization " + ", ".join(f"{k} {100 * v:.0f} %" for k, v in u.items()) +
+                    (f"; window overruns {r['window_overruns']}" if r.get("window_overruns") is not None else "") +
+                    f"; {r.get('windows')} windows in {r['duration_ms']:.0f} ms")
+    return rows
+
+
 def qemu_cmd(sc: dict, images: pathlib.Path, sock: str, seconds: float) -> list[str]:
     cmd = ["qemu-storage-daemon", "--nbd-server", f"addr.type=unix,addr.path={sock}"]
     for t in sc["tenants"]:
@@ -187,6 +236,11 @@ def main() -> None:
     ap.add_argument("--victim-iops", type=int, default=3000)
     ap.add_argument("--json")
     ap.add_argument("--case", choices=("1", "2"), help="run only this case (default: both)")
+    ap.add_argument("--replay", action="store_true",
+                    help="case 2: record the gateway's arrivals and replay them in burstgate-sim (a third table)")
+    ap.add_argument("--replay-clock", choices=("window", "wall"), default="window",
+                    help="the arrivals' clock (burstgate-gateway --arrivals-clock; default window: each arrival "
+                         "in the window the gateway's firmware saw it in)")
     a = ap.parse_args()
     gw = gateway_binary(a.build)
     for tool, ok in (("burstgate-gateway (make cpp)", gw.exists()), ("fio", shutil.which("fio")),
@@ -233,7 +287,9 @@ def main() -> None:
                             sock56, "--data-dir", str(images), "--export-size", str(IMAGE_BYTES),
                             "--realtime", "--scheduler", "bios", "--out", str(tmp / "bg56.json"),
                             # up to 24 connections of one tenant, all 56 connecting at once
-                            "--max-conns", "64", "--handshake-slots", "64"],
+                            "--max-conns", "64", "--handshake-slots", "64"]
+                           + (["--arrivals", str(tmp / "arrivals56.iolog"), "--arrivals-clock", a.replay_clock]
+                              if a.replay else []),
                            sock56, "t20k", tmp, report=tmp / "bg56.json")
             except RuntimeError as e:
                 die("compare_qemu", str(e))
@@ -241,6 +297,10 @@ def main() -> None:
             rep = s.stop()
             case56["burstgate bios"]["window_overruns"] = rep.get("window_overruns") if rep else None
             case56["burstgate bios"]["report"] = rep
+            if a.replay and rep is not None:
+                sim = gw.parent.parent / "sim" / "burstgate-sim"
+                case56["replay"] = replay(sim, a.profile, tmp / "arrivals56.iolog", rep, tmp)
+                case56["recorded"] = recorded(tmp / "arrivals56.iolog")
             qsock56 = str(tmp / "qemu56.sock")
             try:
                 q = Server("qemu-storage-daemon 56", qemu_cmd(sc56, images, qsock56, a.seconds), qsock56, "t20k", tmp)
@@ -268,6 +328,8 @@ def main() -> None:
               " | total |")
         print("|---|" + "---|" * (len(CONNS56) + 1))
         for name, r in c56.items():
+            if name in ("replay", "recorded"):
+                continue
             tot = sum(r[k]["iops"] for k in CONNS56)
             print(f"| {name} | " + " | ".join(f"{r[k]['iops']:.0f} ({r[k]['mbps']:.1f})" for k in CONNS56) +
                   f" | {tot:.0f} |")
@@ -276,6 +338,11 @@ def main() -> None:
               "unused capacity covered): "
               + ", ".join(f"{t['name']} {t.get('deferred_ios')}; {t.get('deferred_withheld')}"
                           for t in rep.get("tenants", [])))
+    if "replay" in res.get("56 connections", {}):
+        c56 = res["56 connections"]
+        print(f"\nThe gateway's arrivals replayed in burstgate-sim (open loop at the recorded times, {a.replay_clock} "
+              "clock; deferrals counted by one rule):\n")
+        print("\n".join(replay_table(c56[BG]["report"], c56["replay"], c56["recorded"])))
     print(f"\nburstgate window overruns: case 1 {res.get(BG, {}).get('window_overruns')}, "
           f"case 2 {res.get('56 connections', {}).get(BG, {}).get('window_overruns')}\n")
     verdicts = Verdicts()

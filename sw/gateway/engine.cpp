@@ -124,9 +124,6 @@ Engine::Engine(const bg::sim::Scenario &sc, const EngineOptions &opt, std::vecto
         free_tags_.push_back(static_cast<std::uint16_t>(k));
     st_.resize(n);
     last_.resize(n);
-    window_deferrals_.resize(n);
-    window_admitted_.assign(n, 0);
-    window_admitted_bytes_.assign(n, 0);
     thread_completed_.assign(sc_.dpu.threads, 0);
     sink_.e = this;
     sa_ = std::make_unique<bg::sim::SaStages>(sc_.dpu, qb, sink_);
@@ -247,6 +244,8 @@ void Engine::submit(std::unique_ptr<Request> r)
         std::lock_guard<std::mutex> s(st_mu_);
         st_[raw->tenant].generated++;
     }
+    if (opt_.arrivals)  // its first offer: the arrival burstgate-sim --arrivals replays
+        opt_.arrivals->record(now_ns(), windows_, commit_ns_, raw->tenant, raw->type, raw->offset, raw->desc_size);
     std::vector<Request *> one{raw}, ready;
     const bool now_admitted = offer_locked(one, false, ready) > 0;
     g.unlock();
@@ -294,13 +293,11 @@ std::size_t Engine::offer_locked(std::vector<Request *> &rs, bool from_window, s
                 ts.deferred_ios++;
             r->deferred = true;
             deferred_.push_back(r);
-            window_deferrals_[r->tenant].push_back(
-                {bg::sim::io_cost(sc_.dpu, sc_.tenants[r->tenant], r->desc_size, is_write(r->type)), r->desc_size});
+            withheld_.deferred(r->tenant, r->desc_size, is_write(r->type));
             continue;
         }
         ts.admitted_by[dec.source & 3]++;
-        window_admitted_[r->tenant]++;
-        window_admitted_bytes_[r->tenant] += r->desc_size;
+        withheld_.admitted(r->tenant, r->desc_size);
         ts.buffer_borrows += dec.prefill;
         r->admit = now;
         r->egress = dec.egress;
@@ -459,9 +456,10 @@ void Engine::window_loop()
         std::this_thread::sleep_until(next);
         {
             std::lock_guard<std::mutex> g(dev_mu_);
-            withheld_locked();
+            withheld_.window_end(hal_, fw_);
             bg_fw_window(&fw_.fw, &hal_);
             windows_++;
+            commit_ns_ = now_ns();
             // Deferred requests go again, in deferral order, under the new grants.
             again.swap(deferred_);
             deferred_.clear();
@@ -480,73 +478,6 @@ void Engine::window_loop()
         }
         if (now - second_t0_ >= std::chrono::seconds(1))
             roll_second();
-    }
-}
-
-// A deferral withholds capacity when the deferred I/O would have fit both the tenant's burst
-// beside all the tenant used in the window it was deferred in, and the capacity no tenant used
-// in that window: at the window's end (every admission is made under dev_mu_, so the USAGE
-// registers now hold the window's final usage, from every source), in every dimension,
-// usage_i + cost <= the per-window burst cap and sum of usages + cost <= the schedulable total
-// (capacity less the reserve BIOS keeps for tenants coming back from idle, as in the
-// constructor), and the I/Os admitted in the window + 1 <= the count gate's grant (the burst
-// IOPS, docs/contracts.md). Every other deferral is the tenant's own burst or a full window at work.
-// Counted so, a deferral is never wrongly called withheld: the usages at the moment of the
-// decision were at most the final ones. It tells a tenant whose clients send in bursts (a
-// closed loop whose whole queue is about one window's burst grant: deferred in the windows where
-// its requests arrive together, idle in those where it waits on its clients; neighbours that do
-// the same fill some windows and leave others empty) from one the scheduler withholds spare
-// capacity from; the run's averages, of usage and of utilization, cannot.
-//
-// In the same pass, a deferral is below the tenant's base when the tenant had been admitted
-// fewer I/Os or bytes in that window than its base contract's of one window (base IOPS and
-// base MB/s times the window, counting the deferred I/O): the contract itself, in whole I/Os,
-// independent of the cost vectors provisioning made of it (so a grant too small is seen), and of
-// how the host schedules the clients (a client held off for milliseconds that then sends a
-// window's worth at once is deferred at its base, not below it).
-void Engine::withheld_locked()
-{
-    const std::size_t n = window_deferrals_.size();
-    // Most windows defer nothing: then no register is read (the firmware reads them anyway).
-    if (std::all_of(window_deferrals_.begin(), window_deferrals_.end(), [](const auto &v) { return v.empty(); })) {
-        std::fill(window_admitted_.begin(), window_admitted_.end(), 0);
-        std::fill(window_admitted_bytes_.begin(), window_admitted_bytes_.end(), 0);
-        return;
-    }
-    bg_vec total_use{};
-    std::vector<bg_vec> use(n);
-    for (std::size_t i = 0; i < n; i++)
-        for (unsigned d = 0; d < BG_COST_DIMS; d++) {
-            use[i].d[d] = bg_hal_read(&hal_, BG_TENANT_USAGE(0) + 4u * (static_cast<std::uint32_t>(i) * BG_COST_DIMS + d));
-            total_use.d[d] = bg::sim::sat32(double(total_use.d[d]) + use[i].d[d]);
-        }
-    const double window_s = static_cast<double>(sc_.window_ns) / 1e9;
-    std::lock_guard<std::mutex> s(st_mu_);
-    for (std::size_t i = 0; i < n; i++) {
-        std::vector<WindowDeferral> &costs = window_deferrals_[i];
-        bg_vec cap;
-        bg_burst_cap(&fw_.t[i], &cap);
-        // The count gate's grant of this window (still the one admission used: the firmware
-        // writes the next one after this pass): a deferral at the tenant's burst IOPS is the
-        // tenant's own cap, not withheld capacity.
-        const std::uint64_t count_grant = bg_hal_read(&hal_, BG_TENANT_COUNT_GRANT(static_cast<std::uint32_t>(i)));
-        // The base entitlement of one window, in I/Os and in bytes (docs/contracts.md).
-        const double base_n = sc_.tenants[i].base.iops * window_s;
-        const double base_bytes = sc_.tenants[i].base.mbps * 1e6 * window_s;
-        for (const WindowDeferral &wd : costs) {
-            const bg_vec &c = wd.cost;
-            st_[i].deferred_below_base += static_cast<double>(window_admitted_[i] + 1) <= base_n &&
-                                          static_cast<double>(window_admitted_bytes_[i] + wd.size) <= base_bytes;
-            bool fits = std::uint64_t{window_admitted_[i]} + 1 <= count_grant;
-            for (unsigned d = 0; d < BG_COST_DIMS; d++) {
-                const std::uint64_t room = fw_.fw.cfg.bios.total.d[d] - fw_.fw.bios.reserve.d[d];
-                fits = fits && std::uint64_t{use[i].d[d]} + c.d[d] <= cap.d[d] &&
-                       std::uint64_t{total_use.d[d]} + c.d[d] <= room;
-            }
-            st_[i].deferred_withheld += fits;
-        }
-        costs.clear();
-        window_admitted_[i] = window_admitted_bytes_[i] = 0;
     }
 }
 
@@ -739,6 +670,7 @@ std::string Engine::live_table()
 std::string Engine::report_json()
 {
     bg::sim::SimResult r;
+    std::vector<std::uint64_t> withheld, below_base;
     {
         std::lock_guard<std::mutex> g(dev_mu_);
         r.bad_completions = bg_hal_read(&hal_, BG_CTRL_BAD_COMPLETIONS);
@@ -747,6 +679,10 @@ std::string Engine::report_json()
         r.windows = windows_;
         r.window_overruns = window_overruns_;
         r.deferred_pending = deferred_.size();
+        for (std::uint32_t i = 0; i < sc_.tenants.size(); i++) {
+            withheld.push_back(withheld_.withheld(i));
+            below_base.push_back(withheld_.below_base(i));
+        }
     }
     std::lock_guard<std::mutex> s(st_mu_);
     const double period = secs(Clock::now() - t0_);
@@ -768,8 +704,8 @@ std::string Engine::report_json()
         tr.lat = t.lat;
         tr.throttled = t.throttled;
         tr.deferred_ios = t.deferred_ios;
-        tr.deferred_withheld = t.deferred_withheld;
-        tr.deferred_below_base = t.deferred_below_base;
+        tr.deferred_withheld = withheld[i];
+        tr.deferred_below_base = below_base[i];
         for (int k = 0; k < 4; k++)
             tr.admitted_by[k] = t.admitted_by[k];
         tr.buffer_borrows = t.buffer_borrows;

@@ -40,6 +40,8 @@
 #include "burstgate/sim/sa_stages.hpp"
 #include "burstgate/sim/scenario.hpp"
 #include "burstgate/sim/simulator.hpp"
+#include "burstgate/sim/withheld.hpp"
+#include "arrivals.hpp"
 #include "store.hpp"
 
 namespace bg::gw {
@@ -78,6 +80,8 @@ struct EngineOptions {
     // The window loop, the pacer and the backend threads at SCHED_FIFO priority 10, as firmware
     // on its own core would run: on a loaded host their deadlines then hold (needs CAP_SYS_NICE).
     bool realtime = false;
+    // --arrivals: every READ and WRITE descriptor's first offer is recorded here (arrivals.hpp).
+    ArrivalRecorder *arrivals = nullptr;
 };
 
 class Engine {
@@ -112,13 +116,6 @@ public:
 private:
     struct TenantStats {
         std::uint64_t completed = 0, bytes = 0, throttled = 0, deferred_ios = 0, generated = 0;
-        // Deferrals of an I/O that both its burst and the window's unused capacity would still have
-        // covered (see withheld_locked): capacity withheld from a tenant that still had demand.
-        std::uint64_t deferred_withheld = 0;
-        // Deferrals in a window in which the tenant had been admitted less than its base
-        // entitlement (base IOPS and base MB/s over one window) counting the deferred I/O: its
-        // base contract not met in that window, whatever the cost vectors say.
-        std::uint64_t deferred_below_base = 0;
         std::uint64_t admitted_by[4] = {};
         std::uint64_t buffer_borrows = 0;  // admissions whose buffer came from the shared pool
         bg::sim::LatencyHist lat;
@@ -154,10 +151,6 @@ private:
     // `ready`: I/Os the stages released meanwhile, for the caller to answer once dev_mu_ is free.
     std::size_t offer_locked(std::vector<Request *> &rs, bool from_window, std::vector<Request *> &ready);
     void window_loop();
-    // dev_mu_ held, before the window's COMMIT: counts the window's deferrals that fit the
-    // tenant's burst and the capacity left unused (TenantStats::deferred_withheld), and those
-    // below its base entitlement (TenantStats::deferred_below_base).
-    void withheld_locked();
     void thread_setup();
     void pacer_loop();
     void backend_loop();
@@ -183,20 +176,16 @@ private:
     bg_hal hal_{};
     bg::sim::Firmware fw_;
     std::vector<Request *> deferred_;
-    // Per tenant, the estimated cost of every deferral decision in the current window.
-    struct WindowDeferral {
-        bg_vec cost;
-        std::uint32_t size;
-    };
-    std::vector<std::vector<WindowDeferral>> window_deferrals_;
-    // Per tenant, the I/Os and bytes admitted in the current window.
-    std::vector<std::uint64_t> window_admitted_, window_admitted_bytes_;
+    // The deferrals withheld from a tenant with demand, and those below its base, judged at each
+    // window's end before COMMIT (burstgate-sim counts them with the same code).
+    bg::sim::WithheldTally withheld_{sc_};
     std::vector<std::unique_ptr<Request>> slots_;
     std::vector<std::uint16_t> free_tags_;
     std::condition_variable tag_cv_;
     std::vector<IoDesc> descs_;
     std::vector<IoDecision> decs_;
     std::uint64_t windows_ = 0, window_overruns_ = 0;
+    std::uint64_t commit_ns_ = 0;  // the last window's COMMIT (ns since start), for --arrivals-clock window
 
     std::mutex st_mu_;
     std::vector<TenantStats> st_;

@@ -36,6 +36,7 @@ const char *const kUsage =
     "         [--live] [--no-pace] [--realtime] [--allow-remote] [--max-conns N] [--verbose]\n"
     "         [--handshake-slots N] [--handshake-timeout MS] [--tenant-buffer SIZE] [--buffer SIZE]\n"
     "         [--min-reply-rate SIZE] [--reply-grace MS] [--profile HOST.yaml]\n"
+    "         [--arrivals FILE] [--arrivals-max N] [--arrivals-clock wall|window]\n"
     "One NBD export per tenant of the scenario, named after it; see docs/gateway.md.\n"
     "  --data-dir DIR      back each export by DIR/<tenant>.img (sparse); default: memory\n"
     "  --export-size SIZE  bytes of every export, with k/m/g/t suffixes (default 1g)\n"
@@ -53,6 +54,11 @@ const char *const kUsage =
     "  --buffer SIZE       bytes held for all tenants (default: tenants x --tenant-buffer)\n"
     "  --min-reply-rate SIZE   per second a client must read its replies at (1m) ...\n"
     "  --reply-grace MS    ... after this much time per reply (1000), or it is cut\n"
+    "  --arrivals FILE     record every READ/WRITE's first offer (time, tenant, op, offset, length)\n"
+    "                      as fio iolog v3, for burstgate-sim --arrivals to replay\n"
+    "  --arrivals-max N    at most N records in it (4000000); later arrivals are counted only\n"
+    "  --arrivals-clock C  wall: time since start; window: the firmware's window index x window_us\n"
+    "                      + time since that window's COMMIT (default wall; docs/gateway.md)\n"
     "SIGUSR1 writes the live JSON to stderr.\n";
 
 using bg::cli::UsageError;
@@ -212,6 +218,9 @@ int main(int argc, char **argv)
 {
     std::string config, unix_path, tcp, engine = "model", scheduler, data_dir, control, out;
     std::string profile;  // --profile: this host's measured SA (make calibrate)
+    std::string arrivals;  // --arrivals: the recorder's file
+    bool window_clock = false;  // --arrivals-clock window
+    std::uint64_t arrivals_max = bg::gw::ArrivalRecorder::kDefaultMaxRecords;
     std::uint64_t export_size = 1ull << 30, seed = 0;
     bool have_seed = false, live = ::isatty(2) != 0, pace = true, allow_remote = false, verbose = false, realtime = false;
     unsigned max_conns = 16;
@@ -238,6 +247,14 @@ int main(int argc, char **argv)
             else if (a == "--allow-remote") allow_remote = true;
             else if (a == "--verbose") verbose = true;
             else if (a == "--profile") profile = args.value();
+            else if (a == "--arrivals") arrivals = args.value();
+            else if (a == "--arrivals-max") arrivals_max = args.integer(1, UINT32_MAX);
+            else if (a == "--arrivals-clock") {
+                const std::string c = args.value();
+                if (c != "wall" && c != "window")
+                    throw UsageError("--arrivals-clock: expected wall or window, got '" + c + "'");
+                window_clock = c == "window";
+            }
             else if (a == "--max-conns") max_conns = static_cast<unsigned>(args.integer(1, 4096));
             else if (a == "--handshake-slots") so.handshake_slots = static_cast<unsigned>(args.integer(1, 4096));
             else if (a == "--handshake-timeout") so.handshake_timeout_ms = static_cast<unsigned>(args.integer(10, 600000));
@@ -285,6 +302,15 @@ int main(int argc, char **argv)
         eo.seed = have_seed ? seed : sc.seed;
         eo.pace = pace;
         eo.realtime = realtime;
+        std::unique_ptr<bg::gw::ArrivalRecorder> recorder;
+        if (!arrivals.empty()) {
+            std::vector<std::string> names;
+            for (const bg::sim::Tenant &t : sc.tenants)
+                names.push_back(t.name);
+            recorder = std::make_unique<bg::gw::ArrivalRecorder>(arrivals, names, arrivals_max,
+                                                                 window_clock ? sc.window_ns : 0);
+            eo.arrivals = recorder.get();
+        }
         std::vector<std::unique_ptr<bg::gw::Store>> stores;
         so.verbose = verbose;
         // Payload buffers of 64 KiB and more are mmapped and go back to the kernel when freed, so
@@ -386,6 +412,8 @@ int main(int argc, char **argv)
             if (!(out_file << report) || !out_file.flush())
                 throw std::runtime_error("--out: cannot write '" + out + "': " + std::strerror(errno));
         }
+        if (recorder)
+            std::fprintf(stderr, "burstgate-gateway: %s\n", recorder->finish().c_str());
         std::fprintf(stderr, "burstgate-gateway: stopped; %llu protocol errors refused\n",
                      static_cast<unsigned long long>(srv.protocol_errors()));
         return 0;

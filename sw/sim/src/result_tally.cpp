@@ -8,7 +8,7 @@
 namespace bg::sim {
 
 ResultTally::ResultTally(const Scenario &sc, const std::string &engine, Scheduler sched, std::uint64_t seed)
-    : warmup_ns_(sc.warmup_ns)
+    : warmup_ns_(sc.warmup_ns), withheld_(sc)
 {
     res_.scenario = sc.name;
     res_.file = sc.file;
@@ -37,6 +37,10 @@ void ResultTally::decided(const Io &io, const IoDecision &dec, std::uint64_t now
         if (!io.deferred)
             tr.steady_new_as_hot++;
     }
+    if (!dec.admitted())
+        withheld_.deferred(io.tenant, io.size, io.write);
+    else
+        withheld_.admitted(io.tenant, io.size);
     if (!dec.admitted()) {
         if (measured(now)) {
             tr.throttled++;
@@ -72,9 +76,12 @@ void ResultTally::completed(const Io &io, std::uint64_t now)
 void ResultTally::finish()
 {
     const double period = period_s();
-    for (TenantResult &t : res_.tenants) {
+    for (std::uint32_t i = 0; i < res_.tenants.size(); i++) {
+        TenantResult &t = res_.tenants[i];
         t.iops = static_cast<double>(t.completed) / period;
         t.mbps = static_cast<double>(t.bytes) / period / 1e6;
+        t.deferred_withheld = withheld_.withheld(i);
+        t.deferred_below_base = withheld_.below_base(i);
     }
 }
 

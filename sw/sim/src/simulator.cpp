@@ -139,6 +139,7 @@ void Sim::on_window()
         fw_.swap_reservations(sc_.libra.swap_pairs);
         swapped_ = true;
     }
+    tally_.window_end(fw_.hal(), fw_.firmware(), now_);
     fw_.window();
     tally_.result().windows++;
     if (opt_.csv)

@@ -13,6 +13,7 @@
 
 #include "args.hpp"
 #include "burstgate/sim/profile.hpp"
+#include "burstgate/sim/replay_arrivals.hpp"
 #include "burstgate/sim/simulator.hpp"
 
 namespace {
@@ -20,11 +21,14 @@ namespace {
 const char kUsage[] =
     "usage: burstgate-sim SCENARIO.yaml [--engine model|verilator|xrt] [--scheduler NAME]\n"
     "                     [--out REPORT.json] [--csv SERIES.csv] [--seed N] [--profile HOST.yaml] [--quiet]\n"
+    "                     [--arrivals IOLOG] [--duration-ms MS]\n"
     "  Simulate the scenario (format: scenarios/example.yaml, docs/simulator.md) and write the JSON\n"
     "  report to --out (default: stdout). --scheduler (bios | wild | base | dualbucket | ddrr) and\n"
     "  --seed override the file. --csv writes a per-window time series per tenant. Progress\n"
     "  goes to stderr when it is a terminal, unless --quiet. --profile puts a host profile\n"
-    "  (make calibrate) in place of the scenario's SA threads, CPU costs and software limit.\n";
+    "  (make calibrate) in place of the scenario's SA threads, CPU costs and software limit.\n"
+    "  --arrivals replays what burstgate-gateway --arrivals recorded as every tenant's workload\n"
+    "  (open loop at the recorded times); --duration-ms overrides duration_ms.\n";
 
 using bg::cli::UsageError;
 
@@ -32,7 +36,8 @@ using bg::cli::UsageError;
 
 int main(int argc, char **argv)
 {
-    std::string scenario, out, csv, profile;
+    std::string scenario, out, csv, profile, arrivals;
+    bg::sim::LoadOptions lo;
     bg::sim::SimOptions opt;
     bool quiet = false;
     try {
@@ -58,6 +63,10 @@ int main(int argc, char **argv)
                 opt.seed = args.integer(0, UINT32_MAX);
             } else if (flag == "--profile") {
                 profile = args.value();
+            } else if (flag == "--arrivals") {
+                arrivals = args.value();
+            } else if (flag == "--duration-ms") {
+                lo.duration_ns = args.integer(1, 1000000000) * 1000000;
             } else if (flag == "--quiet" || flag == "-q") {
                 quiet = true;
             } else if (args.is_option()) {
@@ -76,9 +85,11 @@ int main(int argc, char **argv)
     }
 
     try {
-        bg::sim::Scenario sc = bg::sim::load_scenario(scenario);
+        bg::sim::Scenario sc = bg::sim::load_scenario(scenario, lo);
         if (!profile.empty())
             bg::sim::apply_profile(sc, profile);
+        if (!arrivals.empty())
+            bg::sim::replay_arrivals(sc, arrivals);
         // Outputs are opened before the run, so a bad path fails now and not after it.
         std::ofstream out_file;
         if (!out.empty()) {

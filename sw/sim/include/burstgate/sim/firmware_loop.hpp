@@ -29,6 +29,7 @@ public:
     // libra.swap's reservation event: each pair swaps v and r, then Libra re-provisions at once.
     void swap_reservations(const std::vector<std::array<std::uint32_t, 2>> &pairs);
     const Firmware &firmware() const { return fw_; }
+    const bg_hal &hal() const { return hal_; }
     // TENANT.GRANT of tenant ti in dimension d, as the last window committed it.
     std::uint32_t grant(std::uint32_t ti, unsigned d) const;
     // The SA delay (ns) the last window read, at P95 as the dual-bucket estimate reads it, and

@@ -10,6 +10,7 @@
 #include "burstgate/host/device.hpp"
 #include "burstgate/sim/scenario.hpp"
 #include "burstgate/sim/simulator.hpp"
+#include "burstgate/sim/withheld.hpp"
 
 namespace bg::sim {
 
@@ -35,6 +36,12 @@ public:
     // The device's decision on `io` at `now`, before the caller marks it deferred (io.deferred
     // still says whether this is a re-offer).
     void decided(const Io &io, const IoDecision &dec, std::uint64_t now);
+    // The window's end at `now`, before the firmware's COMMIT: its deferrals judged withheld or
+    // below base (withheld.hpp, the gateway's own count), in the measured period.
+    void window_end(const bg_hal &hal, const Firmware &fw, std::uint64_t now)
+    {
+        withheld_.window_end(hal, fw, measured(now));
+    }
     // `io` completed at `now` (its latency runs from its first arrival).
     void completed(const Io &io, std::uint64_t now);
     // The measured period in seconds.
@@ -45,6 +52,7 @@ public:
 private:
     SimResult res_;
     std::uint64_t warmup_ns_;
+    WithheldTally withheld_;
 };
 
 }  // namespace bg::sim

@@ -52,12 +52,12 @@ struct TenantResult {
     std::unique_ptr<LatencyHist> lat_hot, lat_steady;  // split by the workload's hot segments
     std::uint64_t throttled = 0;     // deferral decisions (an I/O deferred twice counts twice)
     std::uint64_t deferred_ios = 0;  // distinct I/Os deferred at least once
-    // The gateway only: deferral decisions on an I/O that both the tenant's burst (beside all it
-    // used in that window) and the window's unused capacity would have covered: capacity withheld
-    // from a tenant with demand (sw/gateway/engine.cpp).
+    // Deferral decisions on an I/O that both the tenant's burst (beside all it used in that
+    // window) and the window's unused capacity would have covered: capacity withheld from a
+    // tenant with demand; and those in a window in which the tenant had been admitted less than
+    // its base entitlement of the window (base IOPS and MB/s), the deferred I/O counted
+    // (withheld.hpp: the gateway's and the simulator's one rule).
     std::optional<std::uint64_t> deferred_withheld;
-    // The gateway only: deferral decisions in a window in which the tenant had been admitted less
-    // than its base entitlement of the window (base IOPS and MB/s), the deferred I/O counted.
     std::optional<std::uint64_t> deferred_below_base;
     std::uint64_t admitted_by[4] = {};  // own, borrow, reserved, (unused)
     std::uint64_t buffer_borrows = 0;   // admissions whose buffer came from the shared pool (prefilled)

@@ -1,0 +1,168 @@
+// The gateway's arrival recorder; see arrivals.hpp.
+#include "arrivals.hpp"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <stdexcept>
+
+#include "nbd_proto.hpp"
+
+namespace bg::gw {
+
+ArrivalRecorder::ArrivalRecorder(const std::string &path, const std::vector<std::string> &tenants,
+                                 std::uint64_t max_records, std::uint64_t window_ns)
+    : path_(path), names_(tenants), max_records_(max_records), window_ns_(window_ns)
+{
+    for (const std::string &n : names_)
+        if (n.empty() || n.find_first_of(" \t\r\n") != std::string::npos)
+            throw std::invalid_argument("--arrivals: tenant name '" + n + "' has a blank, which an iolog file name cannot");
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd_ < 0)
+        throw std::invalid_argument("--arrivals: cannot write '" + path + "': " + std::strerror(errno));
+    cur_.reserve(kChunkBytes);
+    cur_ = "fio version 3 iolog\n";
+    for (const std::string &n : names_)
+        cur_ += "0 " + n + " add\n0 " + n + " open\n";
+    writer_ = std::thread([this] { writer_loop(); });
+}
+
+ArrivalRecorder::~ArrivalRecorder()
+{
+    finish();
+}
+
+void ArrivalRecorder::record(std::uint64_t t_ns, std::uint64_t windows, std::uint64_t commit_ns, std::uint16_t tenant,
+                             std::uint16_t type, std::uint64_t offset, std::uint32_t length)
+{
+    std::lock_guard<std::mutex> g(mu_);
+    if (type != nbd::kCmdRead && type != nbd::kCmdWrite) {
+        other_++;
+        return;
+    }
+    if (recorded_ + lost_ >= max_records_) {
+        over_cap_++;
+        return;
+    }
+    // One line: at most 20 + 1 + name + 7 + 20 + 1 + 10 + 1 bytes.
+    if (cur_.size() + names_[tenant].size() + 64 > kChunkBytes)
+        hand_off_locked();
+    if (cur_.size() + names_[tenant].size() + 64 > kChunkBytes) {  // the writer is that far behind
+        lost_++;
+        return;
+    }
+    if (window_ns_ > 0) {
+        const std::uint64_t into = t_ns > commit_ns ? t_ns - commit_ns : 0;
+        t_ns = windows * window_ns_ + std::min(into, window_ns_ - std::min<std::uint64_t>(window_ns_, 1000));
+    }
+    // Microseconds, as iolog v3 counts (truncated, so never ahead of the offer), never back.
+    last_us_ = std::max(last_us_, t_ns / 1000);
+    char b[24];
+    cur_.append(b, std::to_chars(b, b + sizeof b, last_us_).ptr);
+    cur_ += ' ';
+    cur_ += names_[tenant];
+    cur_ += type == nbd::kCmdRead ? " read " : " write ";
+    cur_.append(b, std::to_chars(b, b + sizeof b, offset).ptr);
+    cur_ += ' ';
+    cur_.append(b, std::to_chars(b, b + sizeof b, length).ptr);
+    cur_ += '\n';
+    recorded_++;
+}
+
+void ArrivalRecorder::hand_off_locked()
+{
+    if (cur_.empty() || pending_.size() >= kMaxPending)
+        return;
+    pending_.push_back(std::move(cur_));
+    if (!spare_.empty()) {
+        cur_ = std::move(spare_.back());
+        spare_.pop_back();
+    } else {
+        cur_ = std::string();
+        cur_.reserve(kChunkBytes);
+    }
+    cur_.clear();
+    cv_.notify_one();
+}
+
+void ArrivalRecorder::writer_loop()
+{
+    // Signals are the main thread's (its signalfd): this thread, started before the gateway
+    // blocks them, must not take a SIGTERM's default action for the whole process.
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, nullptr);
+    std::unique_lock<std::mutex> g(mu_);
+    for (;;) {
+        cv_.wait(g, [&] { return stop_ || !pending_.empty(); });
+        if (pending_.empty())
+            return;  // stopping, everything written
+        std::string c = std::move(pending_.front());
+        pending_.pop_front();
+        g.unlock();
+        std::string err;
+        for (std::size_t off = 0; off < c.size() && err.empty();) {
+            const ssize_t n = ::write(fd_, c.data() + off, c.size() - off);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                err = std::strerror(n < 0 ? errno : EIO);
+            else
+                off += static_cast<std::size_t>(n);
+        }
+        g.lock();
+        if (!err.empty() && error_.empty())
+            error_ = err;
+        c.clear();
+        if (spare_.size() < 2)
+            spare_.push_back(std::move(c));
+    }
+}
+
+std::string ArrivalRecorder::finish()
+{
+    std::unique_lock<std::mutex> g(mu_);
+    if (finished_)
+        return {};
+    finished_ = true;
+    char b[24];
+    const std::string t(b, std::to_chars(b, b + sizeof b, last_us_).ptr);
+    for (const std::string &n : names_)
+        cur_ += t + " " + n + " close\n";
+    stop_ = true;
+    cv_.notify_one();
+    g.unlock();
+    writer_.join();  // it writes every pending chunk first
+    g.lock();
+    // The last chunk, here: the hot path is over.
+    for (std::size_t off = 0; off < cur_.size() && error_.empty();) {
+        const ssize_t n = ::write(fd_, cur_.data() + off, cur_.size() - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            error_ = std::strerror(n < 0 ? errno : EIO);
+        else
+            off += static_cast<std::size_t>(n);
+    }
+    if (::close(fd_) != 0 && error_.empty())
+        error_ = std::strerror(errno);
+    fd_ = -1;
+    std::string s = std::to_string(recorded_) + " arrivals recorded to " + path_;
+    if (over_cap_)
+        s += "; " + std::to_string(over_cap_) + " later ones left out (--arrivals-max " + std::to_string(max_records_) + ")";
+    if (lost_)
+        s += "; " + std::to_string(lost_) + " lost (the disk fell behind)";
+    if (other_)
+        s += "; " + std::to_string(other_) + " commands other than READ and WRITE not recorded";
+    if (!error_.empty())
+        s += "; WRITE ERROR: " + error_ + " (the file is incomplete)";
+    return s;
+}
+
+}  // namespace bg::gw
