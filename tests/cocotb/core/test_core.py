@@ -353,7 +353,7 @@ class TB:
                     product=rng.getrandbits(2), write=bool(rng.getrandbits(1)),
                     size=rng.getrandbits(rng.choice((9, 12, 14, 17))) if size is None else size,
                     segment=rng.getrandbits(16) if segment is None else segment,
-                    reoffer=int(rng.random() < self.reoffer_p))
+                    reoffer=rng.random() < self.reoffer_p)
 
     def stream(self, kind, n):
         rng = self.rng
