@@ -34,6 +34,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import reproduce_calcspar  # noqa: E402  (this folder, not a package)
 import reproduce_libra  # noqa: E402
 import reproduce_stillwater  # noqa: E402
+import reproduce_segmon  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SCEN = ROOT / "scenarios"
@@ -424,8 +425,8 @@ def hot_segments(run):
             runs["fifo"] = run(sc, "dualbucket")[0]
             d = runs["dual"]
             steady_n = sum(t["lat_steady_us"]["count"] for t in d.values() if "lat_steady_us" in t)
-            # The segment monitor counts re-offers: a steady segment with deferred I/Os can look
-            # hot, and its new I/Os then get no cheque (docs/results.md, Still Water).
+            # A steady segment whose new requests clump above R looks hot for N intervals, and
+            # its new I/Os then get no cheque (docs/results.md, Still Water).
             as_hot = sum(t["steady_new_as_hot"] for t in d.values() if "steady_new_as_hot" in t)
             rows.append({
                 "write_share": w, "path": path,
@@ -688,6 +689,9 @@ EXPERIMENTS = {
             r, pct, ("Fig. 19", "Fig. 21", "`scripts/reproduce.py --only stillwater_underloaded_sizes`"),
             "8-64 KiB, 50 % writes", "tail up to -55 % vs the thread split.",
             "tail up to -66 % vs baseline and -37 % vs the thread split."), None),
+    # Still Water §4.2's monitor counting requests (scripts/reproduce_segmon.py): R and N.
+    "stillwater_threshold": Experiment(lambda run: reproduce_segmon.threshold(run, load),
+                                       lambda r: reproduce_segmon.threshold_md(r, pct), None),
 }
 
 

@@ -57,7 +57,8 @@ class Core(wiring.Component):
     accepted later waits until the COMMIT. Each kind of event takes effect:
 
     * descriptor: costed with the COST registers of its acceptance cycle; counted by the
-      segment monitor 2 cycles after leaving COST; decided in admission stage A4, where it
+      segment monitor 2 cycles after leaving COST (classified always, counted unless its
+      ``reoffer`` bit is set); decided in admission stage A4, where it
       reads and writes the tenant, lender and pool levels, the LB and buffer pool state;
     * completion: held in a small queue with the number of descriptors accepted before it,
       and applied (load balancer, buffer pool, histograms, COMPLETIONS/BAD_COMPLETIONS) in
@@ -152,6 +153,7 @@ class Core(wiring.Component):
             segmon.i.valid.eq(cost.o.valid & beside.w_rdy),
             segmon.i.payload.segment.eq(cost.o.payload.desc.segment),
             segmon.i.payload.tag.eq(cost.o.payload.desc.tag),
+            segmon.i.payload.count.eq(~cost.o.payload.desc.reoffer),
             cost.o.ready.eq(segmon.i.ready & beside.w_rdy),
             beside.w_data.eq(cost.o.payload),
             beside.w_en.eq(cost.o.valid & cost.o.ready),

@@ -16,6 +16,9 @@ Descriptor = data.StructLayout({
     "write":   unsigned(1),
     "size":    unsigned(C["SIZE_BITS"]),     # bytes
     "segment": unsigned(C["SEGMENT_BITS"]),
+    # The host offers a deferred I/O again: the segment monitor classifies it but does not
+    # count it (Still Water §4.2 counts requests, not offers).
+    "reoffer": unsigned(1),
 })
 
 #: [cpu ns, ingress bytes, egress bytes, swlimit bytes], each saturating at 2**32 - 1.

@@ -27,10 +27,13 @@ SegmentEntry = data.StructLayout({
 })
 
 #: An I/O to classify. ``tag`` is carried through untouched so the consumer can pair the
-#: verdict with its descriptor.
+#: verdict with its descriptor. ``count`` is 0 for an I/O the host offers again after a
+#: deferral: Still Water §4.2 counts "the volume of requests served by a segment", so a
+#: request is counted once, however often it is re-offered.
 SegmentIo = data.StructLayout({
     "segment": unsigned(_SEGMENT_BITS),
     "tag":     unsigned(C["TAG_BITS"]),
+    "count":   unsigned(1),
 })
 
 #: The verdict for one I/O, in input order.
@@ -45,9 +48,11 @@ class SegmentMonitor(wiring.Component):
     """Count I/Os per segment and interval; a segment is hot above R, steady N intervals later.
 
     Per I/O to segment ``s`` in interval ``t`` the entry ``e = ram[s]`` is rolled forward if
-    its stamp is older (``hold -= t - stamp`` saturating at 0, ``count = 0``, ``stamp = t``),
-    then ``count`` is incremented (saturating at 65535), ``hold = N + 1`` if ``count > R``,
-    and the I/O is hot iff ``hold != 0``. The I/O is counted before it is classified.
+    its stamp is older (``hold -= t - stamp`` saturating at 0, ``count = 0``, ``stamp = t``);
+    then, if the I/O is counted (``i.payload.count``), ``count`` is incremented (saturating
+    at 65535) and ``hold = N + 1`` if ``count > R``; every I/O is hot iff ``hold != 0``. A
+    counted I/O is counted before it is classified; an uncounted one (a re-offer) only rolls
+    the entry forward, so a re-offered I/O of a hot segment is still hot.
 
     Pipeline (II = 1, stalls only when ``o`` is held):
 
@@ -74,7 +79,7 @@ class SegmentMonitor(wiring.Component):
     Members
     -------
     i : In(stream.Signature(SegmentIo))
-        I/Os to count and classify.
+        I/Os to classify; those with ``count`` set are also counted.
     o : Out(stream.Signature(SegmentVerdict))
         Their verdicts, in order. Latency 2 cycles from ``i`` to ``o``.
     tick : In(1)
@@ -185,11 +190,12 @@ class SegmentMonitor(wiring.Component):
         with m.Else():
             m.d.comb += rolled_hold.eq(Mux(decayed, old.hold - elapsed, 0))
         count_max = (1 << _COUNT_BITS) - 1
-        count = Mux(rolled_count == count_max, rolled_count, rolled_count + 1)
+        counted = s1_io.count
+        count = Mux(counted & (rolled_count != count_max), rolled_count + 1, rolled_count)
         # count > R without waiting for the increment: rolled + 1 > R is rolled >= R, except
         # that the count saturates (65535 > 65535 is false).
         over = Signal()
-        m.d.comb += over.eq(Mux(same, old.count >= s1_r, s1_r == 0)
+        m.d.comb += over.eq(counted & Mux(same, old.count >= s1_r, s1_r == 0)
                             & ~(same & (old.count == count_max) & (s1_r == count_max)))
         m.d.comb += [
             new.stamp.eq(s1_t),

@@ -276,6 +276,7 @@ std::size_t Engine::offer_locked(std::vector<Request *> &rs, bool from_window, s
         d.write = is_write(r->type);
         d.size = r->desc_size;
         d.segment = r->segment;
+        d.reoffer = r->deferred;  // a re-offer: the segment monitor counts each request once
         descs_.push_back(d);
     }
     dev_->submit(descs_, decs_);

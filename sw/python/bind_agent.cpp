@@ -19,9 +19,9 @@ using namespace nb::literals;
 
 namespace {
 
-// (tag, tenant, queue, product, write, size, segment), the Descriptor layout's fields.
+// (tag, tenant, queue, product, write, size, segment, reoffer), the Descriptor layout's fields.
 using DescTuple = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t,
-                             std::uint32_t, std::uint32_t>;
+                             std::uint32_t, std::uint32_t, std::uint32_t>;
 // (tag, tenant, queue, egress, charge_ns, sa_delay_ns)
 using ComplTuple = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t,
                               std::uint32_t>;
@@ -37,7 +37,7 @@ std::uint32_t fit(std::uint32_t v, unsigned bits, const char *field, std::size_t
 
 bg::IoDesc to_desc(const DescTuple &t, std::size_t i)
 {
-    const auto &[tag, tenant, queue, product, write, size, segment] = t;
+    const auto &[tag, tenant, queue, product, write, size, segment, reoffer] = t;
     bg::IoDesc d;
     d.tag = static_cast<std::uint16_t>(fit(tag, BG_TAG_BITS, "tag", i));
     d.tenant = static_cast<std::uint16_t>(fit(tenant, BG_TENANT_BITS, "tenant", i));
@@ -46,6 +46,7 @@ bg::IoDesc to_desc(const DescTuple &t, std::size_t i)
     d.write = fit(write, 1, "write", i) != 0;
     d.size = size;
     d.segment = static_cast<std::uint16_t>(fit(segment, BG_SEGMENT_BITS, "segment", i));
+    d.reoffer = fit(reoffer, 1, "reoffer", i) != 0;
     return d;
 }
 
@@ -113,12 +114,12 @@ void bg::py::bind_agent(nb::module_ &m)
         .def(
             "io",
             [](bg::Agent &a, std::uint32_t tag, std::uint32_t tenant, std::uint32_t queue, std::uint32_t product,
-               bool write, std::uint32_t size, std::uint32_t segment) {
-                const DescTuple t{tag, tenant, queue, product, write, size, segment};
+               bool write, std::uint32_t size, std::uint32_t segment, bool reoffer) {
+                const DescTuple t{tag, tenant, queue, product, write, size, segment, reoffer};
                 return to_dict(rethrow(0, [&] { return a.io(to_desc(t, 0)); }));
             },
             nb::kw_only(), "tag"_a, "tenant"_a, "queue"_a = 0, "product"_a = 0, "write"_a = false, "size"_a,
-            "segment"_a = 0, "One descriptor; returns its decision as a dict.")
+            "segment"_a = 0, "reoffer"_a = false, "One descriptor; returns its decision as a dict.")
         .def(
             "io_many",
             [](bg::Agent &a, const std::vector<DescTuple> &descs) {
@@ -128,7 +129,7 @@ void bg::py::bind_agent(nb::module_ &m)
                 return out;
             },
             "descs"_a,
-            "Descriptors as (tag, tenant, queue, product, write, size, segment) tuples; returns one "
+            "Descriptors as (tag, tenant, queue, product, write, size, segment, reoffer) tuples; returns one "
             "(tag, tenant, queue, source, lender, egress, hot, prefill, cost4) tuple each.")
         .def(
             "complete",

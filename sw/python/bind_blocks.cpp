@@ -52,7 +52,8 @@ void at_event(const char *where, std::size_t n, F &&f)
 }
 
 // --- segment monitor -------------------------------------------------------------------------
-enum SegEvent : std::int64_t { kSegIo = 0, kSegTick = 1, kSegSetThreshold = 2, kSegSetSteady = 3 };
+// kSegReoffer: an I/O on_io does not count (the descriptor's reoffer bit).
+enum SegEvent : std::int64_t { kSegIo = 0, kSegTick = 1, kSegSetThreshold = 2, kSegSetSteady = 3, kSegReoffer = 4 };
 
 std::vector<bool> seg_run(bg::SegmentMonitor &sm, const Ints &kinds, const Ints &args)
 {
@@ -62,7 +63,8 @@ std::vector<bool> seg_run(bg::SegmentMonitor &sm, const Ints &kinds, const Ints 
         at_event("SegmentMonitor.run", n, [&] {
             switch (kinds[n]) {
             case kSegIo:
-                hot.push_back(sm.on_io(arg<std::uint16_t>(args[n])));
+            case kSegReoffer:
+                hot.push_back(sm.on_io(arg<std::uint16_t>(args[n]), kinds[n] == kSegIo));
                 break;
             case kSegTick:
                 sm.tick();
@@ -178,17 +180,18 @@ void bg::py::bind_blocks(nb::module_ &m)
         "intervals at or below R.");
     seg.def(nb::init<std::uint16_t, std::uint32_t>(), "hot_threshold"_a, "steady_intervals"_a,
             "ValueError when steady_intervals exceeds 254.")
-        .def("on_io", &bg::SegmentMonitor::on_io, "segment"_a,
-             "The per-I/O read-modify-write; whether the segment is hot for this I/O.")
+        .def("on_io", &bg::SegmentMonitor::on_io, "segment"_a, "counted"_a = true,
+             "The per-I/O read-modify-write; whether the segment is hot for this I/O. counted=False "
+             "(a re-offer) classifies without counting.")
         .def(
             "on_io_many",
             [](bg::SegmentMonitor &sm, const std::vector<std::uint16_t> &segments) {
                 std::vector<bool> hot(segments.size());
                 for (std::size_t n = 0; n < segments.size(); n++)
-                    hot[n] = sm.on_io(segments[n]);
+                    hot[n] = sm.on_io(segments[n], true);
                 return hot;
             },
-            "segments"_a, "on_io for each segment in order; a list of bools.")
+            "segments"_a, "on_io (counted) for each segment in order; a list of bools.")
         .def("is_hot", &bg::SegmentMonitor::is_hot, "segment"_a, "Whether the segment is hot now (no state change).")
         .def("tick", &bg::SegmentMonitor::tick, "The interval tick.")
         .def_prop_ro("interval", &bg::SegmentMonitor::interval)
@@ -209,6 +212,7 @@ void bg::py::bind_blocks(nb::module_ &m)
     seg.attr("TICK") = static_cast<std::int64_t>(kSegTick);
     seg.attr("SET_THRESHOLD") = static_cast<std::int64_t>(kSegSetThreshold);
     seg.attr("SET_STEADY") = static_cast<std::int64_t>(kSegSetSteady);
+    seg.attr("REOFFER") = static_cast<std::int64_t>(kSegReoffer);
     seg.attr("SEGMENTS") = bg::SegmentMonitor::kSegments;
     seg.attr("MAX_STEADY_INTERVALS") = bg::SegmentMonitor::kMaxSteadyIntervals;
 

@@ -141,6 +141,32 @@ TEST(Agent, HotSegmentsCannotDrawThePool)
     EXPECT_EQ(io(a, 0, 0, 6).source, BG_SRC_RESERVED);  // another segment is steady
 }
 
+// The descriptor's reoffer bit reaches the segment monitor as "not counted": a deferred I/O
+// offered again many times does not make its segment hot (Still Water §4.2 counts requests).
+TEST(Agent, ReofferedDescriptorsAreNotCounted)
+{
+    Agent a(AgentParams{1, 1, 1, 16});
+    flat_cost(a);
+    a.write(BG_SEGMON_HOT_THRESHOLD, 2);
+    commit(a);  // no grant, no pool: every I/O is deferred
+    IoDesc d;
+    d.size = 4096;
+    d.segment = 5;
+    for (int i = 0; i < 2; i++)
+        EXPECT_FALSE(a.io(d).hot);
+    d.reoffer = true;
+    for (int i = 0; i < 8; i++) {
+        const IoDecision r = a.io(d);
+        EXPECT_FALSE(r.hot) << "re-offer " << i;
+        EXPECT_EQ(r.source, BG_SRC_DEFER);
+    }
+    EXPECT_EQ(a.segments().entry(5).count, 2u);
+    d.reoffer = false;
+    EXPECT_TRUE(a.io(d).hot);  // the third request
+    d.reoffer = true;
+    EXPECT_TRUE(a.io(d).hot);  // a re-offer of a hot segment is hot
+}
+
 TEST(Agent, WildBaseAndDualBucketRules)
 {
     Agent a(AgentParams{2, 1, 1, 16});

@@ -16,7 +16,7 @@ bool feed(SegmentMonitor& m, uint16_t seg, int n)
 {
     bool hot = false;
     for (int i = 0; i < n; i++)
-        hot = m.on_io(seg);
+        hot = m.on_io(seg, true);
     return hot;
 }
 
@@ -24,8 +24,8 @@ TEST(SegmentMonitor, HotOnlyAboveR)
 {
     SegmentMonitor m(4, 3);
     for (int i = 1; i <= 4; i++)
-        EXPECT_FALSE(m.on_io(7)) << "count " << i << " is not above R";
-    EXPECT_TRUE(m.on_io(7)) << "count 5 > R = 4";
+        EXPECT_FALSE(m.on_io(7, true)) << "count " << i << " is not above R";
+    EXPECT_TRUE(m.on_io(7, true)) << "count 5 > R = 4";
     EXPECT_TRUE(m.is_hot(7));
     EXPECT_FALSE(m.is_hot(8));
     EXPECT_EQ(m.entry(7).count, 5u);
@@ -46,7 +46,7 @@ TEST(SegmentMonitor, SteadyOnlyAfterNIntervalsBelowR)
     EXPECT_FALSE(m.is_hot(1));
     EXPECT_FALSE(feed(m, 1, 4));
     // Hot again the moment the count exceeds R, and the hold restarts.
-    EXPECT_TRUE(m.on_io(1));
+    EXPECT_TRUE(m.on_io(1, true));
     for (uint32_t k = 1; k <= n; k++) {
         m.tick();
         EXPECT_TRUE(m.is_hot(1));
@@ -82,7 +82,7 @@ TEST(SegmentMonitor, LazyRolloverWithoutIO)
     EXPECT_FALSE(m.is_hot(3));  // interval 6
     for (int i = 0; i < 1000; i++)
         m.tick();
-    EXPECT_FALSE(m.on_io(3));
+    EXPECT_FALSE(m.on_io(3, true));
     EXPECT_EQ(m.entry(3).count, 1u);
     EXPECT_EQ(m.entry(3).stamp, 1006u);
     EXPECT_EQ(m.entry(3).hold, 0u);
@@ -94,7 +94,7 @@ TEST(SegmentMonitor, CountRestartsEachInterval)
     feed(m, 0, 3);
     m.tick();
     EXPECT_FALSE(feed(m, 0, 3));  // 3 + 3 across two intervals is not 6 in one
-    EXPECT_TRUE(m.on_io(0));
+    EXPECT_TRUE(m.on_io(0, true));
     m.tick();
     EXPECT_FALSE(m.is_hot(0));  // N = 0: hot only in the interval it exceeded R
 }
@@ -106,7 +106,31 @@ TEST(SegmentMonitor, SaturatesAndDisables)
     EXPECT_EQ(m.entry(2).count, UINT16_MAX);
 
     SegmentMonitor z(0, 1);
-    EXPECT_TRUE(z.on_io(2));  // R = 0: the first I/O exceeds it
+    EXPECT_TRUE(z.on_io(2, true));  // R = 0: the first I/O exceeds it
+}
+
+// Still Water §4.2 counts requests: a re-offered I/O (counted = false) is classified but does
+// not add to the count, so a steady segment's own deferred I/Os cannot make it hot.
+TEST(SegmentMonitor, ReofferIsClassifiedButNotCounted)
+{
+    SegmentMonitor m(2, 1);
+    EXPECT_FALSE(feed(m, 4, 2));  // two requests: count 2 = R
+    for (int i = 0; i < 10; i++)
+        EXPECT_FALSE(m.on_io(4, false)) << "re-offer " << i;
+    EXPECT_EQ(m.entry(4).count, 2u);
+    EXPECT_FALSE(m.is_hot(4));
+    EXPECT_TRUE(m.on_io(4, true));  // the third request exceeds R
+    EXPECT_EQ(m.entry(4).count, 3u);
+    // A re-offered I/O of a hot segment is hot, and it rolls the entry forward like any I/O.
+    m.tick();
+    EXPECT_TRUE(m.on_io(4, false));
+    EXPECT_EQ(m.entry(4).stamp, 1u);
+    EXPECT_EQ(m.entry(4).count, 0u);
+    EXPECT_EQ(m.entry(4).hold, 1u);
+    m.tick();
+    EXPECT_FALSE(m.on_io(4, false));  // N = 1 interval at or below R has passed
+    EXPECT_EQ(m.entry(4).hold, 0u);
+    EXPECT_EQ(m.entry(4).count, 0u);
 }
 
 TEST(SegmentMonitor, SegmentsAreIndependentAndCoverFullRange)

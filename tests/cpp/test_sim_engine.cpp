@@ -139,7 +139,7 @@ TEST(SimEngine, BiosProtectsIodepthOneVictimFromBpsNeighbour)
 TEST(SimEngine, SteadyFirstReofferKeepsSteadyIosOutOfTheHotBacklog)
 {
     const std::string yaml = "duration_ms: 150\nwarmup_ms: 30\nscheduler: dualbucket\nwindow_us: 100\n" + kDpu +
-                             R"(dualbucket: {hot_threshold_iops: 80000, cheque_share: 0.2, main_share: 0.56, alpha: 166000, headroom_mbps: 3718}
+                             R"(dualbucket: {hot_threshold_iops: 50000, steady_intervals: 50, cheque_share: 0.2, main_share: 0.56, alpha: 166000, headroom_mbps: 3718}
 tenants:
   - name: c1
     base: {iops: 20000, mbps: 100}

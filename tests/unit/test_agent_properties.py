@@ -104,9 +104,10 @@ def test_nothing_lost_and_capacity_holds(tenants, spare, scheduler, egress, dept
                 fresh.append((next_id, t))
                 next_id += 1
         offers = pending + fresh
+        reoffers = len(pending)  # the deferred ones go again first, with the reoffer bit
         pending = []
         rng.shuffle(fresh)
-        descs = [(i & 0xFFFF, t, 0, 0, 0, 4096, i % 64) for i, t in offers]
+        descs = [(i & 0xFFFF, t, 0, 0, 0, 4096, i % 64, int(k < reoffers)) for k, (i, t) in enumerate(offers)]
         decisions = agent.io_many(descs)
         assert len(decisions) == len(offers)
         deferred_by_tenant = [0] * n
@@ -151,7 +152,7 @@ def test_nothing_lost_and_capacity_holds(tenants, spare, scheduler, egress, dept
             break
         still = []
         for ident, t in pending:  # an SA that completes every I/O at once: egress never full
-            dec = agent.io_many([(ident & 0xFFFF, t, 0, 0, 0, 4096, 0)])[0]
+            dec = agent.io_many([(ident & 0xFFFF, t, 0, 0, 0, 4096, 0, 1)])[0]
             if dec[3] < C["SRC_DEFER"]:
                 admitted_ids.append(ident)
                 agent.complete_many([(dec[0], dec[1], dec[2], dec[5], dec[8][0], 1000)])

@@ -31,9 +31,10 @@ def _change(row, q):
 
 def test_cheque_alone_cuts_the_steady_tail_when_steady_demand_is_below_the_cheque(gap):
     """Fig. 10's headline with the cheque alone (deferral-order re-offers): steady segments at
-    10 % of the load, below the 20 % cheque, P99 -92 % and P99999 -83 % (measured). Catches a
-    cheque that never reaches steady I/Os (no cheque admissions, or its refill lost), a monitor
-    that marks steady segments hot, and a baseline that stops saturating the main bucket."""
+    10 % of the load, below the 20 % cheque, P99 -92 % and P99999 -83 % (measured, the monitor
+    counting requests with R = 5, N = 50). Catches a cheque that never reaches steady I/Os (no
+    cheque admissions, or its refill lost), a monitor that marks steady segments hot, and a
+    baseline that stops saturating the main bucket."""
     row = gap["steady10"]
     assert row["cheques"] > 10000
     assert -97 <= _change(row, "p99") <= -80
@@ -75,13 +76,18 @@ def sizes():
     return rows
 
 
-def test_fig18_cheque_cuts_the_tail_from_8_to_32_kib(sizes):
-    """Fig. 18: the cheque alone cuts the steady P99999 by 85-89 % at 8-32 KiB (paper: 92-97 %).
-    Catches a cheque counted in I/Os rather than bytes (it would over- or under-serve large
-    I/Os) and a size-dependent monitor change."""
+def test_fig18_misses_at_8_to_32_kib_because_hot_segments_stay_below_r(sizes):
+    """Fig. 18's measured gap with the monitor counting requests (paper: P99999 -92 % to -97 %):
+    at 8-32 KiB the cheque alone moves nothing (0 %, measured), because a hot segment's
+    request rate in this closed loop is its share of what is served, 2.25 / 1.12 / 0.56 requests
+    per 100 us at 8 / 16 / 32 KiB, at or below R = 5, so the monitor marks it hot rarely or
+    never and the hot backlog takes the cheque (the `stillwater_threshold` table). With
+    re-offers counted (the old monitor) the backlog's re-offers pushed hot segments over R and
+    the cheque cut 85-89 %: this catches the reoffer bit lost on its way to the monitor."""
     for size in ("8k", "16k", "32k"):
-        assert -97 <= _change(sizes[size], "p99999") <= -75, size
-        assert _change(sizes[size], "p99") <= -85, size
+        assert abs(_change(sizes[size], "p99999")) <= 5, size
+        assert abs(_change(sizes[size], "p99")) <= 5, size
+        assert sizes[size]["cheques"] > 5000, size  # the cheque is spent, by the hot backlog
 
 
 def test_fig18_64_kib_misses_because_one_window_s_cheque_is_below_one_io(sizes):
@@ -178,16 +184,15 @@ def sizes_e2e():
     return _measure("stillwater_sizes_e2e")
 
 
-def test_fig20_end_to_end_cheque_at_8_to_64_kib(sizes, sizes_e2e):
-    """Fig. 20 (end to end, backend on), 8-64 KiB, 50 % writes: the cheque alone cuts the steady
-    P99999 by 86-90 % at 8-32 KiB (paper: -77 % to -86 %); 64 KiB carries Fig. 18's gap (no
-    cheque fits one 64 KiB I/O in a 100 us window). Catches the backend left off (the
-    end-to-end baseline would equal the proxy's) and a cheque lost on the end-to-end path."""
+def test_fig20_end_to_end_misses_at_8_to_64_kib(sizes, sizes_e2e):
+    """Fig. 20 (end to end, backend on), 8-64 KiB, 50 % writes (paper: -77 % to -86 %): Fig. 18's
+    gaps carry over, 0 % at 8-32 KiB (hot segments below R) and at 64 KiB (no cheque fits one
+    64 KiB I/O in a 100 us window). Catches the backend left off (the end-to-end baseline
+    would equal the proxy's) and the reoffer bit lost on the end-to-end path."""
     for size in ("8k", "16k", "32k"):
         row = sizes_e2e[size]
         assert row["base"]["p99999"] > sizes[size]["base"]["p99999"], size  # the backend adds its part
-        assert -95 <= _change(row, "p99999") <= -75, size
-        assert _change(row, "p99") <= -85, size
+        assert abs(_change(row, "p99999")) <= 5, size
     assert sizes_e2e["64k"]["cheques"] == 0
 
 

@@ -29,13 +29,14 @@ def test_parameters_are_checked():
     assert dut.segments == 2
 
 
-async def classify(ctx, dut, segments):
-    """Send I/Os back to back (o.ready high, so the pipeline never stalls); their verdicts."""
+async def classify(ctx, dut, segments, count=1):
+    """Send I/Os back to back (o.ready high, so the pipeline never stalls); their verdicts.
+    ``count`` 0 sends them as re-offers (classified, not counted)."""
     got = []
     ctx.set(dut.o.ready, 1)
     for s in segments:
         ctx.set(dut.i.valid, 1)
-        ctx.set(dut.i.payload, {"segment": s, "tag": s})
+        ctx.set(dut.i.payload, {"segment": s, "tag": s, "count": count})
         await ctx.tick()
         if ctx.get(dut.o.valid):
             got.append(ctx.get(dut.o.payload.hot))
@@ -122,6 +123,37 @@ def test_n_zero_and_255_and_threshold_max(bg_model):
     assert not model.on_io(4)
 
 
+def test_reoffer_is_classified_but_not_counted(bg_model):
+    """R = 2, N = 1: re-offers (count = 0) never push a segment over R, but they see it hot,
+    and they roll its entry forward. Catches a monitor that counts re-offers (the 3rd and
+    later I/Os of the first burst would be hot), one that sets the hold on a re-offer, and one
+    that skips the roll-forward or the verdict for them."""
+    dut = SegmentMonitor(segments=16)
+    seen = {}
+
+    async def tb(ctx):
+        ctx.set(dut.hot_threshold, 2)
+        ctx.set(dut.steady_intervals, 1)
+        seen["new"] = await classify(ctx, dut, [3, 3])
+        seen["re"] = await classify(ctx, dut, [3] * 6, count=0)
+        seen["third"] = await classify(ctx, dut, [3])
+        seen["re_hot"] = await classify(ctx, dut, [3], count=0)
+        await tick(ctx, dut)
+        seen["next"] = await classify(ctx, dut, [3], count=0)   # hold 2 - 1: still hot
+        await tick(ctx, dut)
+        seen["later"] = await classify(ctx, dut, [3, 3], count=0)  # N intervals passed
+
+    simulate(dut, tb)
+    assert seen["new"] == [0, 0] and seen["re"] == [0] * 6
+    assert seen["third"] == [1] and seen["re_hot"] == [1]
+    assert seen["next"] == [1] and seen["later"] == [0, 0]
+    model = bg_model.SegmentMonitor(2, 1)
+    want = [model.on_io(3), model.on_io(3)] + [model.on_io(3, counted=False) for _ in range(6)]
+    want += [model.on_io(3), model.on_io(3, counted=False)]
+    assert [int(w) for w in want] == seen["new"] + seen["re"] + seen["third"] + seen["re_hot"]
+    assert model.entry(3)[1] == 3
+
+
 def test_back_to_back_same_segment_is_forwarded(bg_model):
     """Runs of one segment and A,B,A / A,B,C,A spacings at full rate, through the stream
     helpers: the RAM read misses the write-backs of the previous two I/Os, so without
@@ -134,7 +166,7 @@ def test_back_to_back_same_segment_is_forwarded(bg_model):
         ctx.set(dut.hot_threshold, 1)
         ctx.set(dut.steady_intervals, 2)
         for n, s in enumerate(segs):
-            await stream_put(ctx, dut.i, {"segment": s, "tag": n})
+            await stream_put(ctx, dut.i, {"segment": s, "tag": n, "count": 1})
 
     async def consumer(ctx):
         for _ in segs:
@@ -165,6 +197,7 @@ def test_register_and_tick_timing(bg_model):
         ctx.set(dut.o.ready, 1)
         ctx.set(dut.hot_threshold, 1)
         ctx.set(dut.steady_intervals, 1)
+        ctx.set(dut.i.payload.count, 1)
         plan = [  # (segment, tick, R)
             (2, 0, 1), (2, 1, 1),   # 2nd I/O in the tick cycle: same interval → count 2 > 1
             (2, 0, 1),              # next interval: count 1, hold 2 - 1 = 1 → hot
@@ -230,7 +263,8 @@ def random_run(dut, rng, count, source, sink):
                 offer = sent < count and src()
                 if offer:
                     seg = rng.choice(hot_segs) if rng.random() < 0.6 else rng.randrange(dut.segments)
-                    ctx.set(dut.i.payload, {"segment": seg, "tag": sent & 0xFFFF})
+                    counted = int(rng.random() < 0.7)  # 30 % re-offers
+                    ctx.set(dut.i.payload, {"segment": seg, "tag": sent & 0xFFFF, "count": counted})
                 ctx.set(dut.i.valid, offer)
             t = rng.random() < 0.03
             ctx.set(dut.tick, t)
@@ -238,7 +272,7 @@ def random_run(dut, rng, count, source, sink):
             valid = ctx.get(dut.i.valid)
             accepted = valid and ctx.get(dut.i.ready)
             if accepted:
-                event(IO, ctx.get(dut.i.payload.segment))
+                event(IO if ctx.get(dut.i.payload.count) else REOFFER, ctx.get(dut.i.payload.segment))
                 sent += 1
             holding = valid and not accepted
             if t:
@@ -252,25 +286,26 @@ def random_run(dut, rng, count, source, sink):
     return log, verdicts
 
 
-IO, TICK, SET_THRESHOLD, SET_STEADY = 0, 1, 2, 3
+IO, TICK, SET_THRESHOLD, SET_STEADY, REOFFER = 0, 1, 2, 3, 4
 
 
 @pytest.mark.parametrize("source,sink", [("always", "always"), ("random", "random"),
                                          ("bursty", "always"), ("always", "bursty")])
 def test_random_against_model(bg_model, source, sink):
     """Random streams over a 16-entry RAM (dense same-segment hazards, 1% register changes,
-    3% ticks) with idle and backpressure: every verdict equals the model's, in order, with
+    3% ticks, 30% re-offers) with idle and backpressure: every verdict equals the model's, in order, with
     the segment and tag it was sent with. Catches forwarding or write-enable errors that
     only show under stalls (a held pipeline that writes twice or forwards a stale entry)."""
     assert (bg_model.SegmentMonitor.IO, bg_model.SegmentMonitor.TICK, bg_model.SegmentMonitor.SET_THRESHOLD,
-            bg_model.SegmentMonitor.SET_STEADY) == (IO, TICK, SET_THRESHOLD, SET_STEADY)
+            bg_model.SegmentMonitor.SET_STEADY, bg_model.SegmentMonitor.REOFFER) == (IO, TICK, SET_THRESHOLD,
+                                                                                     SET_STEADY, REOFFER)
     rng = random.Random(f"segmon-{source}-{sink}")
     dut = SegmentMonitor(segments=16)
     count = 1500
     (kinds, args), verdicts = random_run(dut, rng, count, source, sink)
     model = bg_model.SegmentMonitor(2, 1)
     want = model.run(kinds, args)
-    ios = [a for k, a in zip(kinds, args) if k == IO]
+    ios = [a for k, a in zip(kinds, args) if k in (IO, REOFFER)]
     assert len(verdicts) == len(want) == count
     assert [v[0] for v in verdicts] == ios
     assert [v[1] for v in verdicts] == [n & 0xFFFF for n in range(count)]

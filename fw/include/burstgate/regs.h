@@ -490,6 +490,8 @@ static inline uint32_t bg_cost_size_lo_reset(unsigned i)
 #define BG_REC_DESC_PRODUCT_WIDTH 8u
 #define BG_REC_DESC_WRITE_BIT 48u
 #define BG_REC_DESC_WRITE_WIDTH 1u
+#define BG_REC_DESC_REOFFER_BIT 49u
+#define BG_REC_DESC_REOFFER_WIDTH 1u
 #define BG_REC_DESC_SIZE_BIT 64u
 #define BG_REC_DESC_SIZE_WIDTH 32u
 #define BG_REC_DESC_SEGMENT_BIT 96u

@@ -2,9 +2,9 @@
 
 THIS IS NOT THE DATAPATH. It makes no admission decision: every descriptor comes back as a
 decision with ``source = SRC_DEFER`` whose fields echo the descriptor (``cost`` = [size,
-segment, product, write], ``egress`` = ``queue``, ``lender`` = ``tenant``), so a testbench can
-tell every record apart and check that none was lost, duplicated, reordered or corrupted by
-the rings. Completions are counted where the core counts them (CTRL.COMPLETIONS, so the
+segment, product, write | reoffer << 1], ``egress`` = ``queue``, ``lender`` = ``tenant``), so
+a testbench can tell every record apart and check that none was lost, duplicated, reordered
+or corrupted by the rings. Completions are counted where the core counts them (CTRL.COMPLETIONS, so the
 host's completion handshake works unchanged) and folded into a hash the testbench recomputes. It
 implements the INFO block (MAGIC, VERSION, sizes) so register access through the shell can be
 checked against the map. Used only by ``tests/cocotb/kernel``.
@@ -64,7 +64,7 @@ class Passthrough(wiring.Component):
                 o.payload.cost[0].eq(i.payload.size),
                 o.payload.cost[1].eq(i.payload.segment),
                 o.payload.cost[2].eq(i.payload.product),
-                o.payload.cost[3].eq(i.payload.write),
+                o.payload.cost[3].eq(Cat(i.payload.write, i.payload.reoffer)),
             ]
 
         c = self.c

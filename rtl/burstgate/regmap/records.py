@@ -104,6 +104,8 @@ DESC = Record(
         Field("QUEUE", 32, 8, f"ingress queue (low {C['QUEUE_BITS']} bits used)"),
         Field("PRODUCT", 40, 8, "product class"),
         Field("WRITE", 48, 1, "1 for a write"),
+        Field("REOFFER", 49, 1, "1 when the host offers a deferred I/O again: classified by the "
+              "segment monitor, not counted"),
         Field("SIZE", 64, 32, f"bytes (low {C['SIZE_BITS']} bits used)"),
         Field("SEGMENT", 96, 16, f"segment id (low {C['SEGMENT_BITS']} bits used)"),
     ))

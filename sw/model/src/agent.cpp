@@ -215,7 +215,7 @@ IoDecision Agent::io_costed(const IoDesc &d, const bg_vec &cost)
     out.cost = cost;
     const bg_vec &c = out.cost;
     const auto seg_mask = static_cast<std::uint16_t>((1u << p_.segment_bits) - 1u);
-    out.hot = segmon_.on_io(static_cast<std::uint16_t>(d.segment & seg_mask));
+    out.hot = segmon_.on_io(static_cast<std::uint16_t>(d.segment & seg_mask), !d.reoffer);
     const Plan pl = decide(d.tenant, c, out.hot);
     if (pl.source == BG_SRC_DEFER) {
         out.source = BG_SRC_DEFER;

@@ -43,6 +43,7 @@ void IoPath::offer(std::uint64_t now, std::span<const std::uint32_t> ids)
         d.write = io.write;
         d.size = io.size;
         d.segment = io.segment;
+        d.reoffer = io.deferred;  // only a re-offer offers a deferred I/O: not counted again
         descs_.push_back(d);
     }
     dev_.submit(descs_, decs_);

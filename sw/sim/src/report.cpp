@@ -73,7 +73,9 @@ std::string report_json(const SimResult &r)
         if (t.lat_hot)
             s += ",\n     \"lat_hot_us\": " + lat_block(*t.lat_hot) + ",\n     \"lat_steady_us\": " + lat_block(*t.lat_steady) +
                  ",\n     \"steady_as_hot\": " + std::to_string(t.steady_as_hot) +
-                 ", \"steady_new_as_hot\": " + std::to_string(t.steady_new_as_hot);
+                 ", \"steady_new_as_hot\": " + std::to_string(t.steady_new_as_hot) +
+                 ", \"hot_new\": " + std::to_string(t.hot_new) + ", \"hot_new_as_hot\": " +
+                 std::to_string(t.hot_new_as_hot);
         s += ",\n     \"hist_us\": " + hist_block(t.lat) + "}" + (i + 1 < r.tenants.size() ? "," : "") + "\n";
     }
     s += "  ],\n";

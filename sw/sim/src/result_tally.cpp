@@ -37,6 +37,11 @@ void ResultTally::decided(const Io &io, const IoDecision &dec, std::uint64_t now
         if (!io.deferred)
             tr.steady_new_as_hot++;
     }
+    // The monitor's recall: a hot segment whose requests stay at or below R looks steady.
+    if (io.hot && !io.deferred && tr.lat_hot && measured(now)) {
+        tr.hot_new++;
+        tr.hot_new_as_hot += dec.hot;
+    }
     if (!dec.admitted())
         withheld_.deferred(io.tenant, io.size, io.write);
     else

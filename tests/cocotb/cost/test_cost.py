@@ -55,7 +55,7 @@ def random_descriptor(rng, bounds):
         size = rng.getrandbits(rng.choice((9, 12, 14, 17, 20, 24)))
     return {"tag": rng.getrandbits(16), "tenant": rng.getrandbits(10), "queue": rng.getrandbits(4),
             "product": rng.getrandbits(2), "write": rng.getrandbits(1), "size": size,
-            "segment": rng.getrandbits(16)}
+            "segment": rng.getrandbits(16), "reoffer": rng.getrandbits(1)}
 
 
 class TB:

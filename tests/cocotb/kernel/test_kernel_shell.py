@@ -116,7 +116,7 @@ def random_desc(rng):
     return {"tag": rng.getrandbits(16), "tenant": rng.randrange(C["TENANTS_MAX"]),
             "queue": rng.randrange(C["QUEUES_MAX"]), "product": rng.randrange(C["PRODUCTS"]),
             "write": rng.getrandbits(1), "size": rng.getrandbits(C["SIZE_BITS"]),
-            "segment": rng.getrandbits(C["SEGMENT_BITS"])}
+            "segment": rng.getrandbits(C["SEGMENT_BITS"]), "reoffer": rng.getrandbits(1)}
 
 
 def random_completion(rng):
@@ -129,7 +129,7 @@ def echoed(d):
     """The decision the passthrough harness makes of descriptor ``d``."""
     return {"tag": d["tag"], "tenant": d["tenant"], "queue": d["queue"], "source": C["SRC_DEFER"],
             "egress": d["queue"], "hot": d["write"], "prefill": 1 - d["write"],
-            "lender": d["tenant"], "cost": [d["size"], d["segment"], d["product"], d["write"]]}
+            "lender": d["tenant"], "cost": [d["size"], d["segment"], d["product"], d["write"] | d["reoffer"] << 1]}
 
 
 async def produce(tb, ring, records, rec, *, batch):

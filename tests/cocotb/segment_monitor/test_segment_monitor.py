@@ -3,7 +3,8 @@
 Drives SEGMON_IOS random I/Os (default 20000; the ``long`` run 1000000) with interval ticks
 and R/N changes in the middle of traffic, logs every applied event in the order the RTL
 applies it, replays the log through ``burstgate_model.SegmentMonitor`` and checks every
-verdict. Most I/Os go to a few segments so back-to-back and 1-2-cycle-apart accesses to one
+verdict. 30 % of the random I/Os are re-offers (``count`` 0: classified, not counted), logged
+as the model's REOFFER events. Most I/Os go to a few segments so back-to-back and 1-2-cycle-apart accesses to one
 segment (the forwarding paths) are the common case. Repeats with idle cycles on the input and
 backpressure on the output, and saturates one segment's counter (65535). The seed is cocotb's
 RANDOM_SEED: a failure prints it; `RANDOM_SEED=n make test` replays it.
@@ -23,7 +24,7 @@ from burstgate.segment_monitor import SegmentIo, SegmentMonitor, SegmentVerdict
 from burstgate.testing import StreamPattern
 from burstgate.testing.verilator import run_cocotb
 
-IO, TICK, SET_THRESHOLD, SET_STEADY = 0, 1, 2, 3
+IO, TICK, SET_THRESHOLD, SET_STEADY, REOFFER = 0, 1, 2, 3, 4
 LATENCY = 2  # cycles, as SegmentMonitor documents
 
 
@@ -44,9 +45,9 @@ class TB:
         dut.rst.value = 0
         await RisingEdge(dut.clk)
 
-    async def run(self, segments, *, r, n, source, sink, tick_p=0.0, reg_p=0.0, rng):
-        """Set R and N, then drive cycle by cycle; return the event log (kinds, args) and the
-        verdicts."""
+    async def run(self, segments, counts, *, r, n, source, sink, tick_p=0.0, reg_p=0.0, rng):
+        """Set R and N, then drive cycle by cycle (I/O k counted iff ``counts[k]``); return the
+        event log (kinds, args) and the verdicts."""
         dut = self.dut
         dut.hot_threshold.value = r
         dut.steady_intervals.value = n
@@ -70,7 +71,8 @@ class TB:
             if not holding:  # a held I/O keeps valid and payload (the stream rules)
                 offer = sent < len(segments) and source()
                 if offer:
-                    dut.i__payload.value = pack(SegmentIo, {"segment": segments[sent], "tag": sent & 0xFFFF})
+                    dut.i__payload.value = pack(SegmentIo, {"segment": segments[sent], "tag": sent & 0xFFFF,
+                                                            "count": counts[sent]})
                 dut.i__valid.value = int(offer)
             tick = bool(tick_p) and rng.random() < tick_p
             dut.tick.value = int(tick)
@@ -80,7 +82,7 @@ class TB:
             valid = dut.i__valid.value == 1
             accepted = valid and dut.i__ready.value == 1
             if accepted:
-                kinds.append(IO)
+                kinds.append(IO if counts[sent] else REOFFER)
                 args.append(segments[sent])
                 sent += 1
             holding = valid and not accepted
@@ -125,8 +127,10 @@ async def check(dut, *, source, sink, count, r=3, n=2, tick_p=0.002, reg_p=0.000
         await tb.reset()
         _MODEL["model"] = burstgate_model.SegmentMonitor(0, 0)
     model = _MODEL["model"]
+    assert model.REOFFER == REOFFER
     segs = segments if segments is not None else random_segments(rng, count)
-    kinds, args, verdicts = await tb.run(segs, r=r, n=n, source=StreamPattern(source, seed=rng.getrandbits(32)),
+    counts = [int(rng.random() < 0.7) for _ in segs]
+    kinds, args, verdicts = await tb.run(segs, counts, r=r, n=n, source=StreamPattern(source, seed=rng.getrandbits(32)),
                                          sink=StreamPattern(sink, seed=rng.getrandbits(32)),
                                          tick_p=tick_p, reg_p=reg_p, rng=rng)
     want = model.run(kinds, args)
@@ -141,8 +145,8 @@ async def check(dut, *, source, sink, count, r=3, n=2, tick_p=0.002, reg_p=0.000
     await ReadOnly()  # the last edge's register updates
     assert dut.interval.value.to_unsigned() == model.interval
     await RisingEdge(dut.clk)  # leave the read-only phase before the next test drives
-    tb.log.info("%d verdicts (%d hot) and %d ticks match the model in %d cycles", len(segs),
-                sum(want), kinds.count(TICK), tb.cycles)
+    tb.log.info("%d verdicts (%d hot, %d re-offers) and %d ticks match the model in %d cycles", len(segs),
+                sum(want), kinds.count(REOFFER), kinds.count(TICK), tb.cycles)
     if source == sink == "always":
         # II = 1: back-to-back I/Os to one segment are forwarded, never stalled.
         assert tb.cycles <= len(segs) + LATENCY + 1, f"{len(segs)} I/Os took {tb.cycles} cycles"
@@ -175,7 +179,7 @@ async def run_constant(dut, segment, count, samples):
     """``count`` I/Os to ``segment`` on consecutive clocks (o.ready high), driven without
     per-cycle Python; the verdicts of the I/O indices in ``samples``."""
     dut.o__ready.value = 1
-    dut.i__payload.value = pack(SegmentIo, {"segment": segment, "tag": 0})
+    dut.i__payload.value = pack(SegmentIo, {"segment": segment, "tag": 0, "count": 1})
     dut.i__valid.value = 1
     # In cycle c (after edge c) the output holds the verdict of I/O c - LATENCY; I/O k is
     # accepted at edge k + 1, so valid drops in cycle ``count``.

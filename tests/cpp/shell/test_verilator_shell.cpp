@@ -29,6 +29,7 @@ std::vector<IoDesc> random_descs(std::size_t n, const AgentParams &p, unsigned s
         d.write = rng() & 1;
         d.size = rng() & ((1u << BG_SIZE_BITS) - 1);
         d.segment = static_cast<std::uint16_t>(rng());
+        d.reoffer = rng() & 1;
     }
     return v;
 }
@@ -48,7 +49,7 @@ IoDecision echoed(const IoDesc &d)
     e.cost.d[0] = d.size;
     e.cost.d[1] = d.segment;
     e.cost.d[2] = d.product;
-    e.cost.d[3] = d.write;
+    e.cost.d[3] = (d.write ? 1u : 0u) | (d.reoffer ? 2u : 0u);
     return e;
 }
 

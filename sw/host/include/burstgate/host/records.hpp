@@ -47,6 +47,7 @@ inline void pack(std::span<std::uint8_t> rec, const IoDesc &d)
     BG_PUT(rec, DESC, WRITE, d.write ? 1u : 0u);
     BG_PUT(rec, DESC, SIZE, d.size);
     BG_PUT(rec, DESC, SEGMENT, d.segment);
+    BG_PUT(rec, DESC, REOFFER, d.reoffer ? 1u : 0u);
 }
 
 inline void pack(std::span<std::uint8_t> rec, const IoCompletion &c)

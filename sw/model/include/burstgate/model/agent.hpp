@@ -6,7 +6,7 @@
 //
 // One descriptor, in this order (the gateware pipelines the same steps at one per clock):
 //   cost   = COST block estimate (product, write, size)
-//   hot    = segment monitor on_io(segment)        // counts every offered I/O, admitted or not
+//   hot    = segment monitor on_io(segment, !reoffer)  // counts every new I/O, admitted or not
 //   r1, r2 = two 32-step LFSR draws                  // always, whatever the scheduler or path
 //   active[tenant] = 1
 //   src    = the scheduler's source (below), without changing any level yet
@@ -77,6 +77,7 @@ struct IoDesc {
     bool write = false;
     std::uint32_t size = 0;    // bytes, < 2^BG_SIZE_BITS
     std::uint16_t segment = 0;
+    bool reoffer = false;      // a deferred I/O offered again: the segment monitor does not count it
 };
 
 struct IoDecision {

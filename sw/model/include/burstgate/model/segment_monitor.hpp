@@ -7,15 +7,16 @@
 // an I/O that finds an older stamp first rolls the entry forward lazily:
 //
 //   entry = {stamp: u32, count: u16, hold: u8}, all zero at reset (= steady, never seen)
-//   on I/O to segment s in interval t (u32, wraps modulo 2^32):
+//   on I/O to segment s in interval t (u32, wraps modulo 2^32), counted or not:
 //     e = ram[s]
 //     if e.stamp != t:                       // first I/O of s in interval t
 //         elapsed = t - e.stamp  (mod 2^32)
 //         e.hold  = e.hold > elapsed ? e.hold - elapsed : 0
 //         e.count = 0
 //         e.stamp = t
-//     e.count = min(e.count + 1, 65535)
-//     if e.count > R: e.hold = N + 1
+//     if counted:
+//         e.count = min(e.count + 1, 65535)
+//         if e.count > R: e.hold = N + 1
 //     hot = e.hold != 0
 //     ram[s] = e
 //
@@ -23,7 +24,10 @@
 // steady from interval h + N + 1 on, i.e. after N intervals that did not exceed R ("below R"
 // means count <= R). The I/O is counted before it is classified and whether or not it is
 // admitted: hotness measures demand, and counting only admitted I/Os would let a throttled
-// hot segment look steady. R = 65535 disables hot marking; N <= 254 fits hold in 8 bits. A
+// hot segment look steady. An I/O the host offers again after a deferral (the descriptor's
+// `reoffer` bit) is not counted: Still Water §4.2 counts "the volume of requests served by a
+// segment", each request once, while a deferred I/O may be offered every interval until it
+// is admitted; it is still classified (a re-offered I/O of a hot segment is hot). R = 65535 disables hot marking; N <= 254 fits hold in 8 bits. A
 // segment idle for exactly a multiple of 2^32 intervals aliases its stamp (136 years at 1 ms).
 #pragma once
 
@@ -49,8 +53,9 @@ public:
     SegmentMonitor(std::uint16_t hot_threshold, std::uint32_t steady_intervals);
 
     // The per-I/O read-modify-write; returns whether the segment is hot for this I/O.
+    // `counted` false (a re-offer) rolls the entry forward and classifies without counting.
     // Inline: the agent runs it for every descriptor.
-    bool on_io(std::uint16_t segment)
+    bool on_io(std::uint16_t segment, bool counted)
     {
         SegmentEntry& e = ram_[segment];
         if (e.stamp != interval_) {
@@ -58,10 +63,12 @@ public:
             e.count = 0;
             e.stamp = interval_;
         }
-        if (e.count != UINT16_MAX)
-            ++e.count;
-        if (e.count > threshold_)
-            e.hold = static_cast<std::uint8_t>(steady_ + 1);
+        if (counted) {
+            if (e.count != UINT16_MAX)
+                ++e.count;
+            if (e.count > threshold_)
+                e.hold = static_cast<std::uint8_t>(steady_ + 1);
+        }
         return e.hold != 0;
     }
     // Whether the segment is hot now, before any further I/O (no state change).

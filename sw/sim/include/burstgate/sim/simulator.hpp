@@ -65,6 +65,8 @@ struct TenantResult {
     // hot (so no cheque): all of them, and those on a new I/O's first offer. The monitor
     // counts offers, and a deferred I/O is offered again every window (docs/results.md).
     std::uint64_t steady_as_hot = 0, steady_new_as_hot = 0;
+    // Hot-segment I/Os decided on their first offer, and those the monitor took as hot.
+    std::uint64_t hot_new = 0, hot_new_as_hot = 0;
     // Whole run:
     std::uint64_t generated = 0, finished = 0;
 };
