@@ -134,8 +134,10 @@ class LoadBalancer(wiring.Component):
 
     Within one cycle: the decision (on the state at the start of the cycle, with the
     configuration inputs of that cycle), then the completion, then a seed load. Throughput:
-    one decision per cycle while ``o.ready`` and a member is eligible; one completion every
-    cycle. Latency 1 cycle from ``i`` to ``o``.
+    one decision per cycle while ``o.ready`` and a member is eligible, except that a P2C
+    request in the cycle after a seed load waits that cycle (``ready`` low, ``stall`` low:
+    the draws' tables of the new state are being written); one completion every cycle.
+    Latency 1 cycle from ``i`` to ``o``.
 
     Parameters
     ----------
@@ -165,7 +167,8 @@ class LoadBalancer(wiring.Component):
     seed : In(32)
     seed_load : In(1)
         The LFSR becomes ``bg_lfsr_seed(seed)`` at the end of the cycle (after this cycle's
-        decision draws). Reset state: ``bg_lfsr_seed(1)``, the model's default.
+        decision draws); P2C decides again from the cycle after next. Reset state:
+        ``bg_lfsr_seed(1)``, the model's default.
     stall : Out(1)
         ``i`` holds an I/O none of whose set members is eligible.
     query_ingress : In(QUEUE_BITS)
