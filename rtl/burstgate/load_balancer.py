@@ -333,9 +333,9 @@ class LoadBalancer(wiring.Component):
         # Power of two choices. The draws depend on the LFSR state alone, which moves only on a
         # P2C decision or a seed load, so everything they decide is registered a step ahead:
         # for each eligible count k, which member the first and the second draw take
-        # (``_p2c_tables``). The k-th candidate is the member whose rank (eligible members
-        # below it) and count above it select a set bit of those tables; the late eligible
-        # set only indexes registers.
+        # (``_p2c_tables``). A draw's candidate is the eligible member whose rank (eligible
+        # members below it) and count above it select a set bit of its table; the late
+        # eligible set only indexes registers.
         accept_p2c = Signal()
         p2c_first, p2c_second, p2c_settle = self._p2c_draws(m, accept_p2c)
         e1 = Signal(ne)
