@@ -133,7 +133,10 @@ def analyze(module, where="netlist"):
     for n in nodes:
         if n in ports:
             best["io"][n] = 0
-        elif indegree[n] == 0:
+        # A register whose output is also a port (a block's state, exposed for reads) still
+        # starts register-to-register paths: counted as an I/O path only, the load
+        # balancer's decision path from its counters and LFSR was not seen out of context.
+        if indegree[n] == 0 and (n not in ports or n in starts):
             best["lv"][n] = 0
             best["ns"][n] = 0.0
     ready = collections.deque(n for n in nodes if indegree[n] == 0)
@@ -152,7 +155,7 @@ def analyze(module, where="netlist"):
                 ready.append(ob)
     if done != len(nodes):
         raise ValueError(f"{where}: combinational loop: {len(nodes) - done} nets are on or behind one")
-    reg_ends = [n for n in ends if n not in ports]
+    reg_ends = [n for n in ends if n not in ports or n in end_label]
     io_ends = list(ends | ports)
     lv_end = max(reg_ends, key=lambda n: best["lv"][n], default=None)
     ns_end = max(reg_ends, key=lambda n: best["ns"][n], default=None)

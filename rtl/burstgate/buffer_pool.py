@@ -225,15 +225,23 @@ class BufferPool(wiring.Component):
                 ret_h = Signal(name=f"ret{q}_{h}")
                 inflight2 = Signal(_COUNT, name=f"inflight2_{q}_{h}")
                 extra2 = Signal(_COUNT, name=f"extra2_{q}_{h}")
+                # The release (late in the core: it follows the completion queue's head and
+                # the decision of the same cycle) only selects between counts formed from
+                # registers, one less or not.
+                inflight1m = Signal(_COUNT, name=f"inflight1m_{q}_{h}")
+                extra1m = Signal(_COUNT, name=f"extra1m_{q}_{h}")
                 m.d.comb += [
                     ok_rel.eq(rel_q & (inflight1 != 0)),
                     can_ret.eq((inflight1 != 0) & (self.quiet_windows == 0) & (extra1 != 0)),
                     ret_h.eq(rel_q & can_ret),
-                    inflight2.eq(inflight1 - ok_rel),
-                    extra2.eq(extra1 - ret_h),
+                    inflight1m.eq(inflight1 - 1),
+                    extra1m.eq(extra1 - 1),
+                    inflight2.eq(Mux(ok_rel, inflight1m, inflight1)),
+                    extra2.eq(Mux(ret_h, extra1m, extra1)),
                 ]
                 # tick: with quiet_windows != 0 the release took nothing back, so whether the
-                # queue's extra buffers (extra1 = extra2) go back is known without the release
+                # queue's extra buffers (extra1 = extra2) go back is known without the release;
+                # the quiet count below reads extra1 for that reason
                 back_h = Signal(name=f"back{q}_{h}")
                 quiet_h = Signal(_QUIET, name=f"quiet_next{q}_{h}")
                 quiet_next = Signal(_QUIET + 1, name=f"quiet_inc{q}_{h}")
@@ -241,7 +249,7 @@ class BufferPool(wiring.Component):
                 quiet_now = (self.quiet_windows != 0) & (peak1 <= self.dedicated[q])
                 m.d.comb += back_h.eq(self.tick & quiet_now & (quiet_next >= self.quiet_windows))
                 with m.If(self.tick):
-                    with m.If(quiet_now & (extra2 != 0)):
+                    with m.If(quiet_now & (extra1 != 0)):
                         with m.If(quiet_next >= self.quiet_windows):
                             m.d.comb += quiet_h.eq(0)
                         with m.Else():

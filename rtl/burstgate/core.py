@@ -4,7 +4,7 @@ buffer pool and completion path behind one register bus -- ``bg::Agent`` in gate
 
 from amaranth import Array, Cat, Const, Module, Mux, Signal, unsigned
 from amaranth.lib import data, stream, wiring
-from amaranth.lib.fifo import SyncFIFO
+from amaranth.lib.fifo import SyncFIFO, SyncFIFOBuffered
 from amaranth.lib.wiring import In, Out
 
 from .admission import Admission, AdmissionInput
@@ -199,15 +199,26 @@ class Core(wiring.Component):
         ]
 
         # ---- completions ---------------------------------------------------------------
-        m.submodules.pending = pending = SyncFIFO(width=_Pending.size, depth=_PENDING_DEPTH)
+        # The head comes from a register, not the FIFO's RAM read (issue 22: the read fed the
+        # release and the buffer pool's return tree in one cycle). A completion becomes
+        # visible two cycles after its acceptance instead of one; descriptors accepted after
+        # it take 14, so none is decided before it, and the one it waits for holds back at
+        # most one decision, as before.
+        m.submodules.pending = pending = SyncFIFOBuffered(width=_Pending.size, depth=_PENDING_DEPTH)
+        # The queue keeps the charge clamped as the load balancer takes it (it clamps again,
+        # to the same value), so the clamp is not between the head and the release's checks.
+        c_in = Signal(Completion)
         m.d.comb += [
+            c_in.eq(self.c.payload),
+            c_in.charge_ns.eq(Mux(self.c.payload.charge_ns[C["LB_CHARGE_BITS"]:].any(), _CHARGE_MAX,
+                                  self.c.payload.charge_ns[:C["LB_CHARGE_BITS"]])),
             self.c.ready.eq(pending.w_rdy & ~adm.commit_pending),
             pending.w_en.eq(self.c.valid & self.c.ready),
-            pending.w_data.eq(Cat(self.c.payload, accepted)),
+            pending.w_data.eq(Cat(c_in, accepted)),
         ]
         head = _Pending(pending.r_data)
         hc = head.c
-        charge = Mux(hc.charge_ns[C["LB_CHARGE_BITS"]:].any(), _CHARGE_MAX, hc.charge_ns[:C["LB_CHARGE_BITS"]])
+        charge = hc.charge_ns
         out_ios = Array(lb.out_ios[e] for e in range(NE))
         out_ns = Array(lb.out_ns[e] for e in range(NE))
         inflight = Array(bp.inflight[k] for k in range(NI))
@@ -247,7 +258,8 @@ class Core(wiring.Component):
 
         # ---- window --------------------------------------------------------------------
         m.d.comb += [
-            adm.drained.eq((accepted == decided) & ~pending.r_rdy & ~hist.busy),
+            # ``level``, not ``r_rdy``: a completion still behind the head register is in flight.
+            adm.drained.eq((accepted == decided) & (pending.level == 0) & ~hist.busy),
             segmon.tick.eq(adm.commit),
             bp.tick.eq(adm.commit),
         ]

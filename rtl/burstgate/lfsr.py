@@ -10,7 +10,7 @@ from amaranth import Mux
 
 from .regmap import C
 
-__all__ = ["LFSR_BITS", "TAPS", "ZERO_SEED", "step", "leap_columns", "leap", "seeded"]
+__all__ = ["LFSR_BITS", "TAPS", "ZERO_SEED", "step", "leap_columns", "leap", "leap_int", "seeded"]
 
 LFSR_BITS = 32
 #: The Galois feedback mask of the right-shifting LFSR (``BG_LFSR_TAPS``).
@@ -39,6 +39,13 @@ def leap_columns(steps):
             s = step(s)
         columns.append(s)
     return columns
+
+
+def leap_int(state, steps):
+    """``state`` (an integer) advanced ``steps`` steps, e.g. for a register's reset value."""
+    for _ in range(steps):
+        state = step(state)
+    return state
 
 
 def leap(state, steps):

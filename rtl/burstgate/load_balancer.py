@@ -77,6 +77,19 @@ def _scaled_draws(m, r, count, name):
     return values
 
 
+def _p2c_tables(r1, r2, ne):
+    """The P2C tables (``LoadBalancer._p2c_draws``) of the draws ``r1``, ``r2`` as integers:
+    the registers' reset values."""
+    first, second = {}, {}
+    for k in range(1, ne + 1):
+        i1 = (r1 * k) >> 32
+        raw = (r2 * (k - 1)) >> 32
+        i2 = (raw + 1 if raw >= i1 else raw) if k >= 2 else i1
+        for r in range(k):
+            first[r, k - 1 - r], second[r, k - 1 - r] = int(i1 == r), int(i2 == r)
+    return first, second
+
+
 def _lowest_onehot(m, vec, name):
     """The lowest set bit of ``vec`` alone (0 when none): ``vec & -vec``, one carry chain.
 
@@ -121,8 +134,10 @@ class LoadBalancer(wiring.Component):
 
     Within one cycle: the decision (on the state at the start of the cycle, with the
     configuration inputs of that cycle), then the completion, then a seed load. Throughput:
-    one decision per cycle while ``o.ready`` and a member is eligible; one completion every
-    cycle. Latency 1 cycle from ``i`` to ``o``.
+    one decision per cycle while ``o.ready`` and a member is eligible, except that a P2C
+    request in the cycle after a seed load waits that cycle (``ready`` low, ``stall`` low:
+    the draws' tables of the new state are being written); one completion every cycle.
+    Latency 1 cycle from ``i`` to ``o``.
 
     Parameters
     ----------
@@ -152,7 +167,8 @@ class LoadBalancer(wiring.Component):
     seed : In(32)
     seed_load : In(1)
         The LFSR becomes ``bg_lfsr_seed(seed)`` at the end of the cycle (after this cycle's
-        decision draws). Reset state: ``bg_lfsr_seed(1)``, the model's default.
+        decision draws); P2C decides again from the cycle after next. Reset state:
+        ``bg_lfsr_seed(1)``, the model's default.
     stall : Out(1)
         ``i`` holds an I/O none of whose set members is eligible.
     query_ingress : In(QUEUE_BITS)
@@ -214,15 +230,6 @@ class LoadBalancer(wiring.Component):
         m.d.comb += elig.eq(members & not_full)
         return elig
 
-    def _nth_set_bit(self, m, name, vec, ranks, idx):
-        """The ``idx``-th (0-based) set bit of ``vec`` alone, scanning upward; ``ranks[p]``
-        is the number of set bits below ``p``. Every position compares its own rank in
-        parallel (a chain of running counts was the ECP5 critical path)."""
-        ne = self._egress
-        oh = Signal(ne, name=name)
-        m.d.comb += oh.eq(Cat(vec[p] & (ranks[p] == idx) for p in range(ne)))
-        return oh
-
     def _jsq(self, m, elig, load=None, name="jsq"):
         """Eligible egress with the least ``load`` (default: outstanding ns), lowest index
         among equals.
@@ -248,6 +255,51 @@ class LoadBalancer(wiring.Component):
         pick_oh = Signal(self._egress, name=f"{name}_pick_oh")
         m.d.comb += pick_oh.eq(Cat(pick == e for e in range(self._egress)))
         return pick_oh
+
+    def _p2c_draws(self, m, advance):
+        """The P2C tables of the LFSR's current state, registered, and the cycle they settle.
+
+        ``first[r, a]`` (``second[r, a]``): with ``r + 1 + a`` members eligible, the first
+        (second) draw takes the one with ``r`` eligible members below it and ``a`` above.
+        The state ``s0`` (``lfsr_state``) is kept with the states after it, ``s1`` (its
+        64-step leap, the state after a decision) and ``s2``, and ``u1`` (``s1``'s 32-step
+        leap): ``u1`` and ``s2`` are ``s1``'s two draws, the tables the next decision needs,
+        one multiply and compare from registers. On ``advance`` (a P2C decision) every state
+        moves one step. A seed load sets ``s0``, and ``u1``/``s2`` to ``s0``'s own draws;
+        the tables follow in the next cycle (``settle``: a P2C request waits it out), while
+        ``u1`` and ``s2`` move on to ``s1``'s draws.
+        """
+        ne = self._egress
+        first, second = {}, {}
+        t1, t2 = _p2c_tables(lfsr.leap_int(1, 32), lfsr.leap_int(1, 64), ne)
+        for r in range(ne):
+            for a in range(ne - r):
+                first[r, a] = Signal(name=f"p2c_first_{r}_{a}", init=t1[r, a])
+                second[r, a] = Signal(name=f"p2c_second_{r}_{a}", init=t2[r, a])
+        s1 = Signal(32, init=lfsr.leap_int(1, 64))
+        u1 = Signal(32, init=lfsr.leap_int(1, 96))
+        s2 = Signal(32, init=lfsr.leap_int(1, 128))
+        settle = Signal()
+        seed = self.seed_load
+        src = Signal(32)
+        m.d.comb += src.eq(Mux(seed, lfsr.seeded(self.seed), s2))
+        m.d.sync += settle.eq(seed)
+        with m.If(seed | settle | advance):
+            m.d.sync += [u1.eq(lfsr.leap(src, 32)), s2.eq(lfsr.leap(src, 64))]
+        with m.If(seed):
+            m.d.sync += [self.lfsr_state.eq(src), s1.eq(lfsr.leap(src, 64))]
+        with m.Elif(advance):
+            m.d.sync += [self.lfsr_state.eq(s1), s1.eq(s2)]
+        # From u1 and s2: (r * k) >> 32 for each count k, the second draw among the other k - 1.
+        d1 = _scaled_draws(m, u1, ne + 1, "p2c_d1")
+        d2 = _scaled_draws(m, s2, ne, "p2c_d2")
+        for k in range(1, ne + 1):
+            i2 = Signal(_QUEUE, name=f"p2c_i2_{k}")
+            m.d.comb += i2.eq(Mux(d2[k - 1] >= d1[k], d2[k - 1] + 1, d2[k - 1]) if k >= 2 else d1[k])
+            with m.If(~seed & (settle | advance)):
+                for r in range(k):
+                    m.d.sync += [first[r, k - 1 - r].eq(d1[k] == r), second[r, k - 1 - r].eq(i2 == r)]
+        return first, second, settle
 
     def elaborate(self, platform):
         m = Module()
@@ -278,31 +330,24 @@ class LoadBalancer(wiring.Component):
         jsq_pick = self._jsq(m, elig)
         least_ios_pick = self._jsq(m, elig, self.out_ios, "least_ios")
 
-        # Power of two choices: both draws of a decision at once, as two leap matrices.
-        r1 = Signal(32)
-        r2 = Signal(32)
-        m.d.comb += [r1.eq(lfsr.leap(self.lfsr_state, 32)), r2.eq(lfsr.leap(self.lfsr_state, 64))]
-        k = Signal(_QUEUE + 1)
-        k_other = Signal(_QUEUE + 1)
-        m.d.comb += [k.eq(popcount([elig[e] for e in range(ne)])), k_other.eq(k - 1)]
-        # (r * k) >> 32 for every count k the set can have, from the LFSR state alone, so the
-        # eligible count (late: it follows this cycle's counters) only selects one; as one
-        # multiplier it was on the ECP5 critical path behind the count.
-        i1 = Signal(_QUEUE)
-        i2_raw = Signal(_QUEUE)
-        i2 = Signal(_QUEUE)
-        m.d.comb += [
-            i1.eq(Array(_scaled_draws(m, r1, ne + 1, "p2c_first"))[k]),
-            i2_raw.eq(Array(_scaled_draws(m, r2, ne, "p2c_second"))[k_other]),
-            i2.eq(Mux(k >= 2, Mux(i2_raw >= i1, i2_raw + 1, i2_raw), i1)),
-        ]
-        ranks = []
+        # Power of two choices. The draws depend on the LFSR state alone, which moves only on a
+        # P2C decision or a seed load, so everything they decide is registered a step ahead:
+        # for each eligible count k, which member the first and the second draw take
+        # (``_p2c_tables``). A draw's candidate is the eligible member whose rank (eligible
+        # members below it) and count above it select a set bit of its table; the late
+        # eligible set only indexes registers.
+        accept_p2c = Signal()
+        p2c_first, p2c_second, p2c_settle = self._p2c_draws(m, accept_p2c)
+        e1 = Signal(ne)
+        e2 = Signal(ne)
         for p in range(ne):
-            rank = Signal(_QUEUE + 1, name=f"p2c_rank{p}")
-            m.d.comb += rank.eq(popcount([elig[j] for j in range(p)]))
-            ranks.append(rank)
-        e1 = self._nth_set_bit(m, "p2c_first", elig, ranks, i1)
-        e2 = self._nth_set_bit(m, "p2c_second", elig, ranks, i2)
+            rank = Signal(range(p + 1), name=f"p2c_rank{p}")
+            above = Signal(range(ne - p), name=f"p2c_above{p}")
+            m.d.comb += [rank.eq(popcount([elig[j] for j in range(p)])),
+                         above.eq(popcount([elig[j] for j in range(p + 1, ne)]))]
+            for e, table in ((e1, p2c_first), (e2, p2c_second)):
+                row = Array(Array(table[r, a] for a in range(ne - p)) for r in range(p + 1))
+                m.d.comb += e[p].eq(elig[p] & row[rank][above])
         ns1 = Signal(_NS)
         ns2 = Signal(_NS)
         m.d.comb += [ns1.eq(_select(e1, [self.out_ns[e] for e in range(ne)])),
@@ -330,11 +375,11 @@ class LoadBalancer(wiring.Component):
         advance = Signal()
         m.d.comb += [
             advance.eq(~self.o.valid | self.o.ready),
-            self.i.ready.eq(advance & elig.any()),
+            self.i.ready.eq(advance & elig.any() & ~(p2c_settle & (self.policy == LbPolicy.P2C))),
             self.stall.eq(self.i.valid & ~elig.any()),
         ]
         accept = Signal()
-        m.d.comb += accept.eq(self.i.valid & self.i.ready)
+        m.d.comb += [accept.eq(self.i.valid & self.i.ready), accept_p2c.eq(accept & (self.policy == LbPolicy.P2C))]
         charge = Signal(_CHARGE)
         m.d.comb += charge.eq(_clamp(req.cpu_ns))
 
@@ -390,8 +435,4 @@ class LoadBalancer(wiring.Component):
         with m.If(done.valid & (done.payload.egress >= ne)):
             m.d.sync += self.underflow.eq(1)
 
-        with m.If(self.seed_load):
-            m.d.sync += self.lfsr_state.eq(lfsr.seeded(self.seed))
-        with m.Elif(accept & (self.policy == LbPolicy.P2C)):
-            m.d.sync += self.lfsr_state.eq(r2)
         return m

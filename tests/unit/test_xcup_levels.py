@@ -76,6 +76,18 @@ def test_lutram_read_is_a_level_and_ports_are_io_paths():
     assert r["paths"]["levels"] == ["f_q", "g_q (FDRE.D)"]
 
 
+def test_a_register_on_a_port_still_starts_and_ends_register_paths():
+    # s_q (FF, also an output port: a block's state read out) -> 2 LUTs -> n (also an
+    # output port) -> FF t: a register path of 2 levels. Catches the register's path being
+    # counted as an I/O path only (out of context the load balancer's whole decision, from
+    # its outstanding counters and LFSR state to the counters, was 9 levels where it is 25).
+    cells = {"s": _ff(9, 2), "l1": _lut(2, 3), "l2": _lut(3, 4), "t": _ff(4, 5)}
+    ports = {"state": {"direction": "output", "bits": [2]}, "nxt": {"direction": "output", "bits": [4]}}
+    r = xcup_levels.analyze(_module(cells, {"s_q": 2, "n": 4, "t_q": 5}, ports=ports))
+    assert r["lut_levels"] == 2
+    assert r["paths"]["levels"] == ["s_q", "n", "t_q (FDRE.D)"]
+
+
 def test_unknown_cell_loop_and_bad_file_are_located_errors(tmp_path, capsys):
     with pytest.raises(ValueError, match=r"n.json: cell x: type FANCY: no timing arcs"):
         xcup_levels.analyze(_module({"x": _cell("FANCY", A=("input", [2]), Y=("output", [3]))}, {}), "n.json")
