@@ -155,9 +155,9 @@ def test_fig24_burstable_tenant_resumes_from_zero_without_throttles(run):
     """§6.5 Fig. 24 (paper: after idling until "its resource allocation drops to zero", no throttled
     I/Os until a 60k IOPS stream makes the VM a burst tenant). Ours: grant 0 in the window before
     every resume, 0 throttles in the five streams below the 45k base (3.3k-37.6k IOPS; 53.1k at
-    depth 24 is below base too), reclaim by power of two choices 18 I/Os and the pool 753 below
-    base (the grant carry of a busy tenant pays part of what the pool paid without it), throttles
-    from 49.6k. Catches a floor or clamp leaking into the default (the grant would not be 0),
+    depth 24 is below base too), reclaim by power of two choices 1 I/O and the pool 105 below
+    base (the grant carry pays the rest: 18 and 753 before it kept the base BIOS lends from an
+    active tenant), throttles from 70.4k. Catches a floor or clamp leaking into the default (the grant would not be 0),
     a resuming tenant throttled below base, reclaim never paying (the mechanism §5.2 adds),
     and a VM that is not burstable (no stream above base)."""
     r = _measure(run, "fig24")
@@ -166,8 +166,8 @@ def test_fig24_burstable_tenant_resumes_from_zero_without_throttles(run):
     below = [d for d, iops in zip(r.depths, r.iops) if iops < r.base_iops]
     assert len(below) >= 5, below
     assert thr == 0, f"{thr} I/Os throttled below base"
-    assert borrow >= 10, f"reclaim paid {borrow} I/Os (ours: 18)"
-    assert pool >= 300, f"the pool paid {pool} I/Os (ours: 753)"
+    assert borrow >= 1, f"reclaim paid {borrow} I/Os (ours: 1)"
+    assert pool >= 50, f"the pool paid {pool} I/Os (ours: 105)"
     assert r.iops[-1] > r.base_iops and r.throttled_bios[-1] > 0, "the 32-deep stream is no burst"
     assert all(w > 0 for w in r.throttled_wild), "WildCBS throttles every resumed stream"
 
