@@ -189,8 +189,8 @@ def test_table3_adjustment_restores_latency(run):
 def test_variations_have_their_measured_effect(run):
     """Each project variation beside Algorithm 1 as printed (docs/results.md, "BIOS variations").
     Ours: the two-tenant pool costs the bursting VM of Fig. 23 a third of the limit (0.661 vs 0.944
-    with the 5 % pool); the floor, clamp and spill each cut the Fig. 24 reclaims (28 printed, 0-1
-    with them) because the resumer keeps an allocation; the victims of Fig. 19-22 are protected
+    with the 5 % pool); the floor, clamp and spill each cut what Fig. 24's reclaim and pool pay
+    below base (72 printed, 31-47 with them) because the resumer keeps an allocation; the victims of Fig. 19-22 are protected
     by every variant. Catches an option that no longer changes anything (not wired through the
     scenario, the firmware or the engines) and the printed default drifting toward a variation."""
     r = _measure(run, "variations")
@@ -199,10 +199,13 @@ def test_variations_have_their_measured_effect(run):
     share = r.columns[4]
     assert rows["printed"][share] < 0.75 <= 0.9 <= rows["reserve_share"][share]
     assert rows["project"][share] >= 0.85
-    reclaims = r.columns[6]
-    assert rows["printed"][reclaims] >= 10
+    # What reclaim and the pool paid below base: the grant carry, since it keeps the base BIOS
+    # lends from an active tenant, pays most of what reclaim paid (28 printed before, now 1), so
+    # the two together tell the variations apart (printed 72, the variations 22-47).
+    paid = {name: row[r.columns[6]] + row[r.columns[7]] for name, row in rows.items()}
+    assert paid["printed"] >= 50, paid
     for name in ("floor", "usage_clamp", "spill_base", "project"):
-        assert rows[name][reclaims] < rows["printed"][reclaims] / 4, name
+        assert paid[name] < 0.7 * paid["printed"], (name, paid)
     for name, row in rows.items():
         assert row[r.columns[5]] == 0, f"{name}: throttled below base"
         assert row[r.columns[0]] <= 0.4 * r.wild[r.columns[0]], name
