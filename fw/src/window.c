@@ -329,6 +329,28 @@ static void window_bios(bg_fw *fw, const bg_hal *hal)
     for (uint32_t i = 0; i < fw->n; i++)
         if (bit(b->dropped, i) && bit(fw->active, i))
             read_counters(hal, i, &fw->u[i]);
+    /* The carry counts what an active tenant left of its base too, not only of its grant:
+     * line 7 decays the allocation of a tenant that no I/O of its own was deferred in a window
+     * (alloc_hist x alpha, lent to the others through line 10), and a closed loop of low
+     * depth whose round trip is near the window length (through a gateway: the SA queue
+     * behind its neighbours and the client's own turnaround) offers less than its grant in
+     * some windows and more in the next. The decayed part of its base was then neither
+     * spent nor carried: such a tenant got 86-90 % of its base MB/s beside a bursting
+     * neighbour (docs/contracts.md). So the unspent part of the base rolls into the carry,
+     * bounded by carry_max as any carry is, and over any T an active tenant is granted its
+     * base x T less at most carry_max. Read here, before the run overwrites alloc with the
+     * next window's. */
+    if (fw->cfg.carry_max)
+        for (uint32_t j = 0; j < b->n_sched; j++) {
+            const uint32_t i = b->sched_list[j];
+            if (!bit(fw->active, i))
+                continue;
+            for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+                const uint32_t lent = sub0(fw->t[i].res_base.d[d], fw->t[i].alloc.d[d]);
+                const uint32_t g = fw->cfg.granted[i].d[d];
+                fw->cfg.granted[i].d[d] = g + lent < g ? UINT32_MAX : g + lent;
+            }
+        }
     bg_bios_run(b, fw->u, fw->active);
     /* Every tenant the run visited has a new grant: the schedule list, and the tenants this
      * run dropped (their grant is now the floor, which then stays in the datapath). */

@@ -21,7 +21,9 @@
  *               USAGE against total; it writes COST.FACTOR itself
  *   WINDOW = COMMIT                    grants refill, counters clear, admission resumes
  * Grant carry (cfg.carry_max): every grant the loop writes is the scheduler's grant plus
- * min(carry_max, grant written last window - usage of the window that just ended).
+ * min(carry_max, grant written last window - usage of the window that just ended); under BIOS,
+ * for a tenant active in that window, the grant written counts at least its base plus its
+ * carry (what line 7's decay lent of its base is carried too).
  * IOPS cap (cfg.count_q16), any scheduler: the factor of the links and the limiter, every
  * tenant's USAGE ingress, egress, swlimit (the I/Os it was admitted), then COUNT_GRANT.
  * A tenant the loop does not rewrite keeps its grant (the datapath refills it every window),
