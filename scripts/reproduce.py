@@ -287,12 +287,16 @@ class SuddenActivation:
     alloc_at_resume: list = dataclasses.field(default_factory=list)  # BIOS grant when the stream starts (max dim)
 
 
-def sudden_activation(run, bios=None, depths=(1, 2, 4, 8, 16, 24, 32, 64)):
+def sudden_activation(run, bios=None, depths=(1, 2, 4, 8, 16, 24, 32, 64), dpu=None):
     """Fig. 24: deferrals of a burstable 45k-base tenant resuming from idle at iodepth 1..64
-    (``bios``: a variation's `bios:` keys, default Algorithm 1 as printed)."""
+    (``bios``: a variation's `bios:` keys, default Algorithm 1 as printed; ``dpu``: `dpu:` keys,
+    e.g. ``{"grant_carry": False}`` for the datapath's plain per-window grants as BurstCBS has
+    them, where reclaim and the pool alone carry a resuming tenant)."""
     base = load("fig24_sudden_activation.yaml")
     if bios:
         base.setdefault("bios", {}).update(bios)
+    if dpu:
+        base.setdefault("dpu", {}).update(dpu)
     r = SuddenActivation(tenant(base, "resumer")["base"]["iops"], tuple(depths), [], [], [], [], [])
     start_ms = tenant(base, "resumer")["workload"]["start_ms"]
     for d in r.depths:

@@ -172,6 +172,20 @@ def test_fig24_burstable_tenant_resumes_from_zero_without_throttles(run):
     assert all(w > 0 for w in r.throttled_wild), "WildCBS throttles every resumed stream"
 
 
+def test_fig24_without_the_grant_carry_reclaim_and_the_pool_carry_the_resume(run):
+    """Fig. 24 on the datapath as BurstCBS prints it (`dpu.grant_carry: false`: per-window grants,
+    nothing carried), where the default's carry no longer pays a resuming tenant its lent base:
+    Algorithm 1's own mechanisms must. Ours: 0 throttled below base, reclaim by power of two
+    choices 16 I/Os and the reserved pool 755 (the default: 1 and 105). Catches reclaim (lines
+    18-20) or the pool (lines 21-22) broken while the carry hides it in the default run."""
+    r = R.sudden_activation(run, depths=(1, 2, 4, 8, 16, 24), dpu={"grant_carry": False})
+    assert max(r.alloc_at_resume) == 0, f"grants at resume {r.alloc_at_resume}"
+    thr, borrow, pool = R.below_base(r)
+    assert thr == 0, f"{thr} I/Os throttled below base"
+    assert borrow >= 8, f"reclaim paid {borrow} I/Os (ours: 16)"
+    assert pool >= 400, f"the pool paid {pool} I/Os (ours: 755)"
+
+
 def test_table3_adjustment_restores_latency(run):
     """§5.3 Table 3 (paper: 1097/869 us WildCBS, 849/750 without adjustment, 249/270 with). Ours:
     965/978, 964/974, 287/290 and a final CPU factor of 1.88 for the 2x misestimate (2.03-2.34
