@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "nbd_proto.hpp"
+#include "write_all.hpp"
 
 namespace bg::gw {
 
@@ -106,19 +107,10 @@ void ArrivalRecorder::writer_loop()
         std::string c = std::move(pending_.front());
         pending_.pop_front();
         g.unlock();
-        std::string err;
-        for (std::size_t off = 0; off < c.size() && err.empty();) {
-            const ssize_t n = ::write(fd_, c.data() + off, c.size() - off);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0)
-                err = std::strerror(n < 0 ? errno : EIO);
-            else
-                off += static_cast<std::size_t>(n);
-        }
+        const int err = write_all(fd_, c);
         g.lock();
-        if (!err.empty() && error_.empty())
-            error_ = err;
+        if (err != 0 && error_.empty())
+            error_ = std::strerror(err);
         c.clear();
         if (spare_.size() < 2)
             spare_.push_back(std::move(c));
@@ -141,15 +133,9 @@ std::string ArrivalRecorder::finish()
     writer_.join();  // it writes every pending chunk first
     g.lock();
     // The last chunk, here: the hot path is over.
-    for (std::size_t off = 0; off < cur_.size() && error_.empty();) {
-        const ssize_t n = ::write(fd_, cur_.data() + off, cur_.size() - off);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            error_ = std::strerror(n < 0 ? errno : EIO);
-        else
-            off += static_cast<std::size_t>(n);
-    }
+    if (error_.empty())
+        if (const int err = write_all(fd_, cur_))
+            error_ = std::strerror(err);
     if (::close(fd_) != 0 && error_.empty())
         error_ = std::strerror(errno);
     fd_ = -1;

@@ -26,6 +26,7 @@
 #include "burstgate/sim/profile.hpp"
 #include "engine.hpp"
 #include "server.hpp"
+#include "write_all.hpp"
 
 namespace {
 
@@ -199,19 +200,6 @@ int listen_tcp(const std::string &spec, bool allow_remote)
     return fd;
 }
 
-void write_all(int fd, const std::string &s)
-{
-    std::size_t off = 0;
-    while (off < s.size()) {
-        const ssize_t n = ::write(fd, s.data() + off, s.size() - off);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return;
-        off += static_cast<std::size_t>(n);
-    }
-}
-
 }  // namespace
 
 int main(int argc, char **argv)
@@ -366,7 +354,7 @@ int main(int argc, char **argv)
             if (bg::gw::Clock::now() >= next_live) {
                 next_live += std::chrono::seconds(1);
                 if (live)
-                    write_all(2, eng.live_table());
+                    (void)bg::gw::write_all(2, eng.live_table());
             }
             if (n <= 0)
                 continue;
@@ -374,7 +362,7 @@ int main(int argc, char **argv)
                 signalfd_siginfo si{};
                 if (::read(sfd, &si, sizeof si) == sizeof si) {
                     if (si.ssi_signo == SIGUSR1)
-                        write_all(2, eng.live_json());
+                        (void)bg::gw::write_all(2, eng.live_json());
                     else
                         running = false;
                 }
@@ -387,7 +375,7 @@ int main(int argc, char **argv)
             if (cfd >= 0 && (p[2].revents & POLLIN)) {
                 const int fd = ::accept4(cfd, nullptr, nullptr, SOCK_CLOEXEC);
                 if (fd >= 0) {
-                    write_all(fd, eng.live_json());
+                    (void)bg::gw::write_all(fd, eng.live_json());
                     ::close(fd);
                 }
             }
