@@ -53,7 +53,7 @@ static void write_granted(bg_fw *fw, const bg_hal *hal, uint32_t i, const bg_vec
              * written now until it wakes: it carries nothing. */
             if (fw->cfg.scheduler == BG_SCHED_BIOS && ((fw->bios.dropped[i / 64u] >> (i % 64u)) & 1u))
                 c = 0;
-            g.d[d] = g.d[d] + c < g.d[d] ? UINT32_MAX : g.d[d] + c;
+            g.d[d] = bg_u32_add_sat(g.d[d], c);
         }
         fw->cfg.granted[i] = g;
     }
@@ -347,8 +347,7 @@ static void window_bios(bg_fw *fw, const bg_hal *hal)
                 continue;
             for (unsigned d = 0; d < BG_COST_DIMS; d++) {
                 const uint32_t lent = sub0(fw->t[i].res_base.d[d], fw->t[i].alloc.d[d]);
-                const uint32_t g = fw->cfg.granted[i].d[d];
-                fw->cfg.granted[i].d[d] = g + lent < g ? UINT32_MAX : g + lent;
+                fw->cfg.granted[i].d[d] = bg_u32_add_sat(fw->cfg.granted[i].d[d], lent);
             }
         }
     bg_bios_run(b, fw->u, fw->active);
@@ -382,7 +381,7 @@ static void window_wild(bg_fw *fw, const bg_hal *hal)
         for (unsigned d = 0; d < BG_COST_DIMS; d++) {
             uint32_t left = bg_hal_read(hal, BG_CTRL_GLOBAL(0) + 4u * d);
             uint32_t c = min32(left, fw->cfg.global_carry_max.d[d]);
-            global.d[d] = global.d[d] + c < global.d[d] ? UINT32_MAX : global.d[d] + c;
+            global.d[d] = bg_u32_add_sat(global.d[d], c);
         }
     write_pool(hal, BG_CTRL_GLOBAL(0), &global);
 }

@@ -30,13 +30,17 @@ static inline void bg_vec_sub(bg_vec *a, const bg_vec *b)
         a->d[i] -= b->d[i];
 }
 
+/* a + b, saturating at UINT32_MAX. */
+static inline uint32_t bg_u32_add_sat(uint32_t a, uint32_t b)
+{
+    return a + b < a ? UINT32_MAX : a + b;
+}
+
 /* a += b, element-wise, saturating at UINT32_MAX. */
 static inline void bg_vec_add_sat(bg_vec *a, const bg_vec *b)
 {
-    for (unsigned i = 0; i < BG_COST_DIMS; i++) {
-        uint32_t s = a->d[i] + b->d[i];
-        a->d[i] = s < a->d[i] ? UINT32_MAX : s;
-    }
+    for (unsigned i = 0; i < BG_COST_DIMS; i++)
+        a->d[i] = bg_u32_add_sat(a->d[i], b->d[i]);
 }
 
 #endif /* BURSTGATE_VEC_H */
