@@ -42,11 +42,8 @@ void ResultTally::decided(const Io &io, const IoDecision &dec, std::uint64_t now
         tr.hot_new++;
         tr.hot_new_as_hot += dec.hot;
     }
-    if (!dec.admitted())
-        withheld_.deferred(io.tenant, io.size, io.write);
-    else
-        withheld_.admitted(io.tenant, io.size);
     if (!dec.admitted()) {
+        withheld_.deferred(io.tenant, io.size, io.write);
         if (measured(now)) {
             tr.throttled++;
             if (!io.deferred)
@@ -54,6 +51,7 @@ void ResultTally::decided(const Io &io, const IoDecision &dec, std::uint64_t now
         }
         return;
     }
+    withheld_.admitted(io.tenant, io.size);
     if (measured(now)) {
         tr.admitted_by[dec.source & 3]++;
         tr.buffer_borrows += dec.prefill;
