@@ -57,9 +57,10 @@ SIZES_KIB = (4, 8, 16)
 LARGE_KIB = (64, 1024)  # the large-I/O bandwidth points (MB/s)
 
 
-def scenario_text(threads: int) -> str:
-    # One tenant far above any demand; the DPU model's own costs are irrelevant (--no-pace) but
-    # must keep every request admissible in one window.
+def scenario_text(threads: int, base=(4000000, 100000), burst=(4000000, 100000)) -> str:
+    """One tenant, `cal`, with `base` and `burst` as (IOPS, MB/s): by default far above any
+    demand. The DPU model's own costs are irrelevant (--no-pace, or a --profile replacing them)
+    but must keep every request admissible in one window."""
     return f"""name: calibrate
 seed: 1
 duration_ms: 1000
@@ -76,8 +77,8 @@ dpu:
 tenants:
   - name: cal
     product: A
-    base:  {{iops: 4000000, mbps: 100000}}
-    burst: {{iops: 4000000, mbps: 100000}}
+    base:  {{iops: {base[0]}, mbps: {base[1]}}}
+    burst: {{iops: {burst[0]}, mbps: {burst[1]}}}
     queues: 16
     workload: {{mode: closed, iodepth: 1, sizes: {{4k: 1.0}}, read_share: 0.5, segments: 8}}
 """
@@ -90,11 +91,8 @@ def paced_scenario_text(threads: int, profile: dict) -> str:
     worst = max(profile["cpu_ns"][op]["base"] + 4 * profile["cpu_ns"][op]["per_kib"] for op in ("read", "write"))
     host_iops = threads * 1e9 / worst
     base = max(1, round(0.1 * host_iops))
-    text = scenario_text(threads)
-    text = text.replace("    base:  {iops: 4000000, mbps: 100000}",
-                        f"    base:  {{iops: {base}, mbps: {round(base * 4096 / 1e6, 3)}}}")
-    return text.replace("    burst: {iops: 4000000, mbps: 100000}",
-                        f"    burst: {{iops: {round(20 * host_iops)}, mbps: {round(20 * profile['swlimit_mbps'], 1)}}}")
+    return scenario_text(threads, base=(base, round(base * 4096 / 1e6, 3)),
+                         burst=(round(20 * host_iops), round(20 * profile["swlimit_mbps"], 1)))
 
 
 def measure(a, cmd, sock, tmp) -> dict:
