@@ -7,28 +7,24 @@
 
 #include "burstgate/model/admission.hpp"
 #include "burstgate/model/cost.hpp"
+#include "burstgate/random.hpp"
 #include "burstgate/vec.h"
 
 namespace bg::bench {
 
-// splitmix64: deterministic, so every run of a benchmark sees the same workload.
+// splitmix64 (burstgate/random.hpp): deterministic, so every run of a benchmark sees the same
+// workload.
 class Rng {
 public:
-    explicit Rng(std::uint64_t seed) : s_(seed) {}
-    std::uint64_t next()
-    {
-        std::uint64_t z = (s_ += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        return z ^ (z >> 31);
-    }
+    explicit Rng(std::uint64_t seed) : g_(seed) {}
+    std::uint64_t next() { return g_.next(); }
     // Uniform in [0, n), n > 0 (multiply-shift; the bias is far below what a workload sees).
     std::uint32_t below(std::uint32_t n) { return static_cast<std::uint32_t>(((next() >> 32) * n) >> 32); }
     // Uniform in [lo, hi].
     double uniform(double lo, double hi) { return lo + (hi - lo) * static_cast<double>(next() >> 11) * 0x1p-53; }
 
 private:
-    std::uint64_t s_;
+    SplitMix64 g_;
 };
 
 // One descriptor as the cost estimator sees it.

@@ -28,38 +28,7 @@ void EventLoop::run_until(Time until)
     if (until > now_) now_ = until;
 }
 
-std::uint64_t mix64(std::uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
-Rng::Rng(std::uint64_t seed)
-{
-    for (auto& s : s_) {
-        seed += 0x9e3779b97f4a7c15ull;
-        s = mix64(seed);
-    }
-}
-
 __extension__ typedef unsigned __int128 u128;
-
-static inline std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-std::uint64_t Rng::next()
-{
-    const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
-    const std::uint64_t t = s_[1] << 17;
-    s_[2] ^= s_[0];
-    s_[3] ^= s_[1];
-    s_[1] ^= s_[2];
-    s_[0] ^= s_[3];
-    s_[2] ^= t;
-    s_[3] = rotl(s_[3], 45);
-    return result;
-}
 
 std::uint64_t Rng::below(std::uint64_t n)
 {

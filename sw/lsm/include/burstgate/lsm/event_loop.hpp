@@ -1,6 +1,6 @@
 // Deterministic discrete-event core of the LSM-side model: integer nanosecond time, an event
 // queue ordered by (time, insertion sequence) so equal-time events run in the order they were
-// scheduled, and a seeded PRNG of our own (xoshiro256**, seeded by splitmix64). The datapath
+// scheduled, and a seeded PRNG (burstgate/random.hpp's xoshiro256**). The datapath
 // LFSR is deliberately not used: the client model is not bit-exact with any hardware, and its
 // random draws must not perturb the agent model's LFSR streams when both run in one simulation.
 #pragma once
@@ -9,6 +9,8 @@
 #include <functional>
 #include <queue>
 #include <vector>
+
+#include "burstgate/random.hpp"
 
 namespace bg::lsm {
 
@@ -55,10 +57,12 @@ private:
 
 class Rng {
 public:
-    explicit Rng(std::uint64_t seed);
-    std::uint64_t next();
+    // The state is xoshiro256** seeded at seed + one splitmix64 step (the order this model's
+    // published figures were drawn in).
+    explicit Rng(std::uint64_t seed) : g_(seed + kGolden64) {}
+    std::uint64_t next() { return g_.next(); }
     // Uniform in [0, 1) with 53 random bits.
-    double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+    double uniform() { return g_.uniform(); }
     // Uniform integer in [0, n), n > 0 (Lemire's multiply-shift; bias < n / 2^64).
     std::uint64_t below(std::uint64_t n);
     // Exponential with the given mean.
@@ -67,12 +71,12 @@ public:
     Rng fork() { return Rng(next()); }
 
 private:
-    std::uint64_t s_[4];
+    Xoshiro256ss g_;
 };
 
-// splitmix64 finaliser: a stateless 64-bit mix used for deterministic per-key decisions
+// splitmix64's stateless finaliser (burstgate/random.hpp) for deterministic per-key decisions
 // (bloom-filter false positives, YCSB key scrambling) that must give the same answer every
 // time the same key is asked about.
-std::uint64_t mix64(std::uint64_t x);
+using bg::mix64;
 
 }  // namespace bg::lsm
