@@ -658,24 +658,24 @@ EXPERIMENTS = {
     "table3": Experiment(misestimation, misestimation_md, "misestimation"),
     "stillwater": Experiment(hot_segments, hot_segments_md, "hot_segments"),
     "alpha": Experiment(alpha_fit, alpha_fit_md, "alpha_fit"),
-    # Libra (scripts/reproduce_libra.py): no plot of their own (plot None).
+    # Libra (scripts/reproduce_libra.py).
     "libra_vs_bios": Experiment(lambda run: reproduce_libra.libra_vs_bios(run, load, tenant),
                                 reproduce_libra.libra_vs_bios_md, None),
     "libra_fig7": Experiment(lambda run: reproduce_libra.insulation(run, load, tenant),
-                             reproduce_libra.insulation_md, None),
+                             reproduce_libra.insulation_md, "insulation"),
     "libra_fig8_9": Experiment(lambda run: reproduce_libra.cost_models(run, load, tenant),
-                               reproduce_libra.cost_models_md, None),
+                               reproduce_libra.cost_models_md, "cost_models"),
     "libra_fig11": Experiment(lambda run: reproduce_libra.profiles(run, load, tenant),
-                              reproduce_libra.profiles_md, None),
+                              reproduce_libra.profiles_md, "profiles"),
     "libra_fig12": Experiment(lambda run: reproduce_libra.swap(run, load, tenant),
-                              reproduce_libra.swap_md, None),
+                              reproduce_libra.swap_md, "swap"),
     "stillwater_cheque": Experiment(lambda run: reproduce_stillwater.cheque_gap(run, load),
                                     lambda r: reproduce_stillwater.cheque_gap_md(r, pct), "cheque_gap"),
     "stillwater_sizes": Experiment(lambda run: reproduce_stillwater.cheque_sizes(run, load),
                                    lambda r: reproduce_stillwater.cheque_sizes_md(r, pct), "cheque_gap"),
-    # Calcspar (scripts/reproduce_calcspar.py): burstgate-lsm runs; no plot of their own.
-    "calcspar_fig18": Experiment(reproduce_calcspar.fig18, reproduce_calcspar.fig18_md, None),
-    "calcspar_fig20": Experiment(reproduce_calcspar.fig20, reproduce_calcspar.fig20_md, None),
+    # Calcspar (scripts/reproduce_calcspar.py): burstgate-lsm runs.
+    "calcspar_fig18": Experiment(reproduce_calcspar.fig18, reproduce_calcspar.fig18_md, "calcspar_latency"),
+    "calcspar_fig20": Experiment(reproduce_calcspar.fig20, reproduce_calcspar.fig20_md, "calcspar_hits"),
     "stillwater_sizes_e2e": Experiment(
         lambda run: reproduce_stillwater.cheque_sizes(run, load, end_to_end=True),
         lambda r: reproduce_stillwater.cheque_sizes_md(

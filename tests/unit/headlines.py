@@ -38,3 +38,15 @@ def run():
     r = runner()
     yield r
     shutil.rmtree(r.tmp, ignore_errors=True)
+
+
+def assert_draws(key, record, folder):
+    """`make reproduce --plots` draws experiment `key` from `record`: a PNG of a real figure, not
+    an empty canvas (a record whose fields changed under its plot would fail only at the end of
+    a long `make reproduce` otherwise)."""
+    from burstgate.tools import repro_plots
+
+    path = getattr(repro_plots, R.EXPERIMENTS[key].plot)(record, pathlib.Path(folder) / f"{key}.png")
+    data = pathlib.Path(path).read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", path
+    assert len(data) > 25_000, (path, len(data))  # lines, bars and labels; empty axes are ~19 kB

@@ -10,17 +10,32 @@ are held at a small scale by tests/cpp/test_lsm_fidelity.cpp.
 import pytest
 
 from .headlines import R
-from .headlines import run  # noqa: F401  (the shared fixture)
+from .headlines import assert_draws, run  # noqa: F401  (the shared fixture)
 
 
 @pytest.fixture(scope="module")
-def fig18(run):
-    return R.EXPERIMENTS["calcspar_fig18"].measure(run).rows
+def fig18_record(run):
+    return R.EXPERIMENTS["calcspar_fig18"].measure(run)
 
 
 @pytest.fixture(scope="module")
-def fig20(run):
-    return R.EXPERIMENTS["calcspar_fig20"].measure(run).hit
+def fig18(fig18_record):
+    return fig18_record.rows
+
+
+@pytest.fixture(scope="module")
+def fig20_record(run):
+    return R.EXPERIMENTS["calcspar_fig20"].measure(run)
+
+
+@pytest.fixture(scope="module")
+def fig20(fig20_record):
+    return fig20_record.hit
+
+
+def test_fig18_and_20_draw(fig18_record, fig20_record, tmp_path):
+    assert_draws("calcspar_fig18", fig18_record, tmp_path)
+    assert_draws("calcspar_fig20", fig20_record, tmp_path)
 
 
 def test_fig18_average_appears_only_with_the_static_optimum(fig18):

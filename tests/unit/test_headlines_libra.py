@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from .headlines import R, ROOT, SIM
-from .headlines import run  # noqa: F401  (the shared fixture)
+from .headlines import assert_draws, run  # noqa: F401  (the shared fixture)
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +126,7 @@ def test_fig7_vop_ddrr_insulates_readers_and_writers(fig7):
         assert abs(xr - xw) <= 0.05 * max(xr, xw), (key, xr, xw)
 
 
-def test_fig11_profiles_meet_the_reservation_the_envelope_misses(run):
+def test_fig11_profiles_meet_the_reservation_the_envelope_misses(run, tmp_path):
     """Libra Fig. 11's closest version (paper: with app-request profiles the reservations are met;
     without, only by work conservation). Ours: the 1 KiB tenants reserving 60 MB/s of normalized
     requests get 89.4 MB/s with §4.1's profiles (r = v q follows their cost per KiB), 42.6 without
@@ -135,6 +135,7 @@ def test_fig11_profiles_meet_the_reservation_the_envelope_misses(run):
     profiled row falls to the unprofiled one), v or q off by a unit (1 KiB), and the floor's
     scaling cutting a set that fits."""
     r = R.EXPERIMENTS["libra_fig11"].measure(run)
+    assert_draws("libra_fig11", r, tmp_path)
     m = r.mbps
     assert m["profiles"]["small"] >= r.reserved["small"], m
     assert 80 <= m["profiles"]["small"] <= 100, m
@@ -146,6 +147,11 @@ def test_fig11_profiles_meet_the_reservation_the_envelope_misses(run):
 @pytest.fixture(scope="module")
 def fig9(run):
     return R.EXPERIMENTS["libra_fig8_9"].measure(run)
+
+
+def test_fig7_to_9_draw(fig7, fig9, tmp_path):
+    assert_draws("libra_fig7", fig7, tmp_path)
+    assert_draws("libra_fig8_9", fig9, tmp_path)
 
 
 def _median(v):
@@ -237,7 +243,7 @@ def test_vop_curve_bad_points_are_one_line(tmp_path, points, what):
     assert "dpu.vop_curve.points" in line and what in line, line
 
 
-def test_fig12_profiles_follow_the_swap_and_mixed_tenants_take_the_slack(run):
+def test_fig12_profiles_follow_the_swap_and_mixed_tenants_take_the_slack(run, tmp_path):
     """Libra Fig. 12 (paper: reservations met before the swap and after re-provisioning; during the
     transition the swapped tenants ramp while the mixed tenants use the excess). Ours (MB/s, reserved
     in brackets): with profiles the write-heavy tenant, now issuing 1 KiB reads on its 300 reservation,
@@ -247,6 +253,7 @@ def test_fig12_profiles_follow_the_swap_and_mixed_tenants_take_the_slack(run):
     runs would not differ after 200 ms), the reservation swap not re-provisioning (the realigned phase
     would miss 300), and the EWMA no longer following a change."""
     r = R.EXPERIMENTS["libra_fig12"].measure(run)
+    assert_draws("libra_fig12", r, tmp_path)
     p, n = r.mbps["profiles"], r.mbps["no profiles"]
     for phase in ("before (100-200 ms)", "swapped (250-300)", "realigned (350-400)"):
         for kind, got in p[phase].items():

@@ -274,3 +274,156 @@ def cheque_gap(r, path):
     fig.suptitle("Still Water Fig. 18, 8-64 KiB, cheque alone: steady P99999 -92 % to -97 % (paper)" if sizes else
                  "Still Water Fig. 10, cheque alone: steady P99 -96 %, P99999 -83 % at best (paper)", fontsize=11)
     return _save(fig, path)
+
+
+# Libra's cost models, one colour each across its figures: its own curves (exact, fitted) in
+# blue, the models the paper shows to be worse in warm and grey tones.
+LIBRA_MODEL = {"exact": ("Libra exact", "tab:blue", "o"), "fitted": ("Libra fitted", "tab:cyan", "D"),
+               "linear": ("linear", "tab:orange", "s"), "constant": ("constant", "tab:red", "^"),
+               "fixed": ("fixed", "tab:gray", "v")}
+
+
+def cost_models(r, path):
+    """Libra Fig. 8 (VOPs per I/O over the I/O size, per cost model) and Fig. 9 (the MMR of IOP
+    insulation and of VOP allocation over Fig. 7's workloads, per cost model)."""
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 5))
+    for m, pts in r.curve.items():
+        name, colour, marker = LIBRA_MODEL[m]
+        sizes = [s // 1024 for s, _, _ in pts]
+        ax.plot(sizes, [rd for _, rd, _ in pts], marker=marker, color=colour, label=f"{name}, read")
+        ax.plot(sizes, [wr for _, _, wr in pts], marker=marker, color=colour, linestyle="--",
+                markerfacecolor="none", label=f"{name}, write")
+    ax.set_yscale("log")
+    _log2_x(ax, sorted({s // 1024 for pts in r.curve.values() for s, _, _ in pts}), "I/O size (KiB)")
+    ax.set_ylabel(f"VOPs per I/O (1 VOP = one 1 KiB read; {r.vop_per_s / 1000:.0f}k VOP/s)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    ax.set_title("Fig. 8: cost curves", fontsize=10)
+    models = list(r.mmr)
+    for k, (label, hatch) in enumerate((("IOP insulation", None), ("VOP allocation", "//"))):
+        for i, m in enumerate(models):
+            ys = sorted(v[k] for v in r.mmr[m].values())
+            x = i + (k - 0.5) * 0.36
+            ax2.scatter([x] * len(ys), ys, s=14, color=LIBRA_MODEL[m][1], alpha=0.6, zorder=3)
+            med = ys[len(ys) // 2] if len(ys) % 2 else (ys[len(ys) // 2 - 1] + ys[len(ys) // 2]) / 2
+            ax2.bar(x, med, 0.34, color="white", edgecolor=LIBRA_MODEL[m][1], hatch=hatch,
+                    label=label if i == 0 else None, zorder=2)
+            ax2.annotate(f"{med:.2f}", (x, med), ha="center", va="bottom", fontsize=7, xytext=(0, 2),
+                         textcoords="offset points")
+    ax2.set_xticks(range(len(models)))
+    ax2.set_xticklabels([LIBRA_MODEL[m][0] for m in models], fontsize=8)
+    ax2.set_ylim(0, 1.08)
+    ax2.set_ylabel("min / max ratio over the 8 tenants")
+    ax2.grid(True, axis="y", alpha=0.3)
+    ax2.legend(fontsize=8, loc="lower left")
+    ax2.set_title("Fig. 9: MMR per cost model (bar: median; dots: Fig. 7's workloads)", fontsize=10)
+    fig.suptitle("Libra Fig. 8-9: only the measured curves (exact, fitted) keep insulation > 0.9; "
+                 "linear 0.83 best of the rest (paper)", fontsize=11)
+    return _save(fig, path)
+
+
+def insulation(r, path):
+    """Libra Fig. 7: the MMR of the 8 tenants' IOP throughput ratios per (read, write) size pair."""
+    fig, ax = plt.subplots(figsize=(12, 4.8))
+    scheds = list(r.ratios)
+    pairs = list(r.ratios[scheds[0]])
+    colours = ("tab:blue", "tab:orange", "tab:red", "tab:gray")
+    _grouped_bars(ax, [f"r {a}\nw {b}" for a, b in pairs],
+                  [(s, [r.ratios[s][p][2] for p in pairs], {"color": c}) for s, c in zip(scheds, colours)],
+                  fmt="%.2f", fontsize=6)
+    ax.set_ylim(0, 1.12)
+    ax.set_xlabel("readers' size, writers' size")
+    ax.set_ylabel("MMR of x = IOPS / (IOPS alone / 8)")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=8, ncol=len(scheds), loc="upper center")
+    ax.set_title("Libra Fig. 7: 4 readers and 4 writers with equal allocations, insulated "
+                 "(mean MMR 0.98, paper)", fontsize=11)
+    return _save(fig, path)
+
+
+def _reservation_bars(ax, groups, kinds, got, reserved):
+    """Per group, a bar per tenant kind (its MB/s) with its reservation marked on the bar."""
+    colours = ("tab:blue", "tab:purple", "tab:orange")
+    n = len(kinds)
+    for i, (kind, c) in enumerate(zip(kinds, colours)):
+        xs = [g + (i - (n - 1) / 2) * 0.8 / n for g in range(len(groups))]
+        bars = ax.bar(xs, [got[g][kind] for g in groups], 0.8 / n, color=c, label=kind)
+        ax.bar_label(bars, fmt="%.0f", fontsize=7, padding=1)
+        ax.scatter(xs, [reserved[g][kind] for g in groups], marker="_", s=300, color="black", zorder=4,
+                   label="reservation" if i == 0 else None)
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels(groups, fontsize=8)
+    ax.grid(True, axis="y", alpha=0.3)
+
+
+def profiles(r, path):
+    """Libra Fig. 11's closest version: each kind's MB/s against its reservation, per run."""
+    fig, ax = plt.subplots(figsize=(8, 4.8))
+    runs, kinds = list(r.mbps), list(r.reserved)
+    _reservation_bars(ax, runs, kinds, r.mbps, {run: r.reserved for run in runs})
+    ax.set_ylabel("a tenant's MB/s (normalized 1 KiB requests for the small kind)")
+    ax.legend(fontsize=8)
+    ax.set_title("Libra Fig. 11: with app-request profiles the reservations are met (paper)", fontsize=11)
+    return _save(fig, path)
+
+
+def swap(r, path):
+    """Libra Fig. 12: the MB/s of the tenants that started as each kind, per phase, with and
+    without profiles, their reservation then marked."""
+    runs = list(r.mbps)
+    fig, axes = plt.subplots(1, len(runs), figsize=(6 * len(runs), 4.8), sharey=True)
+    for ax, run in zip(axes if len(runs) > 1 else [axes], runs):
+        phases = list(r.mbps[run])
+        _reservation_bars(ax, phases, list(r.reserved[phases[0]]), r.mbps[run], r.reserved)
+        ax.set_title(run, fontsize=10)
+        ax.tick_params(axis="x", labelsize=7)
+    (axes[0] if len(runs) > 1 else axes).set_ylabel("MB/s of the tenants that started as the kind")
+    (axes[0] if len(runs) > 1 else axes).legend(fontsize=8)
+    fig.suptitle("Libra Fig. 12: workloads swap at 200 ms, reservations at 300 ms; reservations met "
+                 "before and after (paper)", fontsize=11)
+    return _save(fig, path)
+
+
+CALCSPAR_STORE = {"calcspar": ("Calcspar (FA cache)", "tab:blue"),
+                  "calcspar+oracle": ("Calcspar, static optimum of the cache (a bound)", "tab:cyan"),
+                  "rocksdb": ("RocksDB-like", "tab:red")}
+
+
+def calcspar_latency(r, path):
+    """Calcspar Fig. 18: Get average and P99 per (cache share, user threads), per store."""
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.8), sharey=True)
+    groups = sorted({(share, threads) for share, threads, _ in r.rows}, key=lambda g: (-g[0], g[1]))
+    stores = [s for s in CALCSPAR_STORE if any(k[2] == s for k in r.rows)]
+    for k, (ax, what) in enumerate(zip(axes, ("average", "P99"))):
+        _grouped_bars(ax, [f"cache {share:.0%}\n{threads} thread{'s' if threads > 1 else ''}" for share, threads in groups],
+                      [(CALCSPAR_STORE[s][0], [r.rows[(*g, s)][k] for g in groups], {"color": CALCSPAR_STORE[s][1]})
+                       for s in stores], fontsize=7)
+        ax.set_yscale("log")
+        ax.axhline((175, 500)[k], color="black", linestyle="--", linewidth=1, label=f"paper's Calcspar, {(175, 500)[k]} \u00b5s")
+        ax.set_title(f"Get {what}", fontsize=10)
+        ax.grid(True, axis="y", which="both", alpha=0.3)
+    axes[0].set_ylabel("latency (\u00b5s, log)")
+    axes[0].legend(fontsize=7, loc="upper left")
+    fig.suptitle("Calcspar Fig. 18: Get average ~175 \u00b5s and P99 ~500 \u00b5s at every thread count, "
+                 "the others growing (paper)", fontsize=11)
+    return _save(fig, path)
+
+
+def calcspar_hits(r, path):
+    """Calcspar Fig. 20: hit ratio and data-block hit ratio per workload and cache policy."""
+    fig, ax = plt.subplots(figsize=(8, 4.8))
+    workloads = list(dict.fromkeys(wl for wl, _ in r.hit))
+    caches = list(dict.fromkeys(c for _, c in r.hit))
+    colours = {"fa": "tab:blue", "passive": "tab:gray", "prefetch": "tab:orange"}
+    _grouped_bars(ax, workloads, [(f"{c}: all blocks", [r.hit[(wl, c)][0] for wl in workloads],
+                                   {"color": colours.get(c, "tab:green")}) for c in caches]
+                  + [(f"{c}: data blocks", [r.hit[(wl, c)][1] for wl in workloads],
+                      {"color": colours.get(c, "tab:green"), "hatch": "//", "alpha": 0.6}) for c in caches],
+                  fmt="%.2f", fontsize=7)
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("hit ratio")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    ax.set_title("Calcspar Fig. 20: passive-only (P) better under YCSB, prefetch-only (PP) under Mixgraph (paper)",
+                 fontsize=10)
+    return _save(fig, path)
