@@ -13,64 +13,14 @@
 #include <cstdint>
 #include <vector>
 
-#include "burstgate/bios.h"
-#include "workload.hpp"
+#include "bios_workload.hpp"
 
 namespace {
 
+using bg::bench::BiosSetup;
+using bg::bench::kWindows;
 using bg::bench::Rng;
-
-constexpr unsigned kWindows = 16;
-constexpr unsigned kWarmupWindows = 32;  // idle tenants decay to their floor and are dropped
-
-// One 10 ms window of one SA thread: 1 core, 100 Gb/s each way, 3 GB/s software limit.
-constexpr bg_vec kTotal{{10000000u, 125000000u, 125000000u, 30000000u}};
-
-struct WindowCounters {
-    std::vector<bg_bios_usage> u;
-    std::uint64_t active[BG_BIOS_BITMAP_WORDS] = {};
-};
-
-// Counters of an active tenant for one window: half run steadily below base, a quarter
-// burst between base and burst provisioning, a quarter were throttled (1..8 deferrals of
-// typical I/Os); one in eight spilled to a lender or the reserved pool.
-bg_bios_usage draw_usage(Rng &rng, const bg_bios_tenant &t, const bg_vec &io_cost)
-{
-    bg_bios_usage c{};
-    const std::uint32_t kind = rng.below(4);
-    for (unsigned d = 0; d < BG_COST_DIMS; d++) {
-        const double base = t.res_base.d[d], burst = t.res_burst.d[d];
-        const double use = kind < 2 ? base * rng.uniform(0.2, 1.0) : rng.uniform(base, burst);
-        c.usage.d[d] = static_cast<std::uint32_t>(use);
-    }
-    if (kind == 3) {
-        c.throttle_n = 1 + rng.below(8);
-        for (unsigned d = 0; d < BG_COST_DIMS; d++)
-            c.throttle.d[d] = c.throttle_n * io_cost.d[d];
-    }
-    c.spill_n = rng.below(8) == 0 ? 1 + rng.below(4) : 0;
-    return c;
-}
-
-// n tenants: bases fill 90 % of the thread (the rest is the 5 % reserve and slack), bursts
-// reach 4x base, credit buckets hold 64 windows of base; paid or credit at random.
-std::vector<bg_bios_tenant> draw_tenants(Rng &rng, std::uint32_t n)
-{
-    std::vector<bg_bios_tenant> t(n);
-    for (std::uint32_t i = 0; i < n; i++) {
-        t[i] = bg_bios_tenant{};
-        for (unsigned d = 0; d < BG_COST_DIMS; d++) {
-            t[i].res_base.d[d] = static_cast<std::uint32_t>(kTotal.d[d] * 0.9 / n);
-            t[i].res_burst.d[d] = t[i].res_base.d[d] * 4;
-            t[i].credit_max.d[d] = t[i].res_base.d[d] * 64;
-            t[i].credit.d[d] = t[i].res_base.d[d] * rng.below(16);
-        }
-        t[i].mode = static_cast<std::uint8_t>(rng.below(2) ? BG_BURST_CREDIT : BG_BURST_PAID);
-    }
-    return t;
-}
-
-constexpr bg_bios_params kParams{kTotal, BG_BIOS_ONE / 20, BG_BIOS_ONE / 2, 2 * BG_BIOS_ONE, BG_BIOS_ONE / 16, BG_BIOS_OPT_ALL, 0};
+using bg::bench::WindowCounters;
 
 // The timed loop: one bg_bios_run per iteration over the pre-drawn windows in turn.
 void run_windows(benchmark::State &state, bg_bios &b, const std::vector<WindowCounters> &win)
@@ -93,38 +43,16 @@ void run_windows(benchmark::State &state, bg_bios &b, const std::vector<WindowCo
     state.counters["bursting"] = static_cast<double>(bursting) / iters;
 }
 
-// A bg_bios over n drawn tenants and kWindows windows of usage, warmed up; `offers(rng, i)`
-// says whether tenant i offers I/O in a window. The arrays bg_bios points into live here.
-struct BiosSetup {
-    std::vector<bg_bios_tenant> t;
-    std::vector<std::uint16_t> sched, burst;
-    bg_bios b{};
-    std::vector<WindowCounters> win;
-};
-
+// The bench's scheduler: the project's variations (the rows docs/results.md reports were
+// measured with them); bios_workload.hpp says what they are.
 template <class Offers>
 bool set_up(benchmark::State &state, BiosSetup &s, Rng &rng, std::uint32_t n, Offers offers)
 {
-    s.t = draw_tenants(rng, n);
-    s.sched.assign(n, 0);
-    s.burst.assign(n, 0);
-    if (bg_bios_init(&s.b, &kParams, s.t.data(), s.sched.data(), s.burst.data(), n) != BG_BIOS_OK) {
+    if (s.set_up(bg::bench::kVariations, rng, n, bg::bench::mean_cost(bg::bench::io_type_costs()), offers) !=
+        BG_BIOS_OK) {
         state.SkipWithError("bg_bios_init rejected the configuration");
         return false;
     }
-    const bg_vec io_cost = bg::bench::mean_cost(bg::bench::io_type_costs());
-    s.win.assign(kWindows, WindowCounters{});
-    for (WindowCounters &w : s.win) {
-        w.u.assign(n, bg_bios_usage{});
-        for (std::uint32_t i = 0; i < n; i++) {
-            if (!offers(rng, i))
-                continue;
-            w.u[i] = draw_usage(rng, s.t[i], io_cost);
-            w.active[i >> 6] |= std::uint64_t{1} << (i & 63u);
-        }
-    }
-    for (unsigned k = 0; k < kWarmupWindows; k++)
-        bg_bios_run(&s.b, s.win[k % kWindows].u.data(), s.win[k % kWindows].active);
     return true;
 }
 
