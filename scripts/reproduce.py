@@ -31,7 +31,8 @@ import yaml
 
 # Each paper's experiments live in their own module beside this one (loaded by path in the tests too).
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import reproduce_calcspar  # noqa: E402  (this folder, not a package)
+import reproduce_bcbs68  # noqa: E402  (this folder, not a package)
+import reproduce_calcspar  # noqa: E402
 import reproduce_libra  # noqa: E402
 import reproduce_stillwater  # noqa: E402
 import reproduce_segmon  # noqa: E402
@@ -658,6 +659,9 @@ EXPERIMENTS = {
     "table3": Experiment(misestimation, misestimation_md, "misestimation"),
     "stillwater": Experiment(hot_segments, hot_segments_md, "hot_segments"),
     "alpha": Experiment(alpha_fit, alpha_fit_md, "alpha_fit"),
+    # BurstCBS §6.8 (scripts/reproduce_bcbs68.py).
+    "bcbs_fig28": Experiment(lambda run: reproduce_bcbs68.fig28(run, load, tenant),
+                             lambda r: reproduce_bcbs68.fig28_md(r, pct), "query_latency"),
     # Libra (scripts/reproduce_libra.py).
     "libra_vs_bios": Experiment(lambda run: reproduce_libra.libra_vs_bios(run, load, tenant),
                                 reproduce_libra.libra_vs_bios_md, None),
