@@ -47,6 +47,10 @@ def test_bcbs67_scenario_reports_the_store_and_bios_shields_it(tmp_path):
         store = r["tenants"][0]
         assert store["name"] == "rocksdb" and store["generated"] > 0
         assert r["ios"]["bad_completions"] == 0
+        # One timeline entry per simulated second (the scenario's 1000 ms: one), counting every
+        # operation completed in it, warm-up included, with its average and longest latency.
+        (done, avg_us, max_us), = lsm["timeline"]
+        assert done >= lsm["lat_us"]["all"]["count"] and 0 < avg_us <= max_us
     # BurstCBS §6.7 (Fig. 26): synced writes much faster with BIOS than with WildCBS.
     assert bios["lsm"]["lat_us"]["update"]["avg"] < 0.5 * wild["lsm"]["lat_us"]["update"]["avg"]
     assert bios["tenants"][0]["throttled"] == 0 < wild["tenants"][0]["throttled"]

@@ -421,7 +421,16 @@ std::string lsm_report_json(const LsmResult &r)
          ", \"compactions\": " + std::to_string(x.lsm.compactions) + ", \"write_stalls\": " +
          std::to_string(x.lsm.write_stalls) + ", \"wal_ios\": " + std::to_string(x.lsm.wal_ios) +
          ", \"volume_fast\": " + std::to_string(x.volume.fast) + ", \"volume_overdraft\": " +
-         std::to_string(x.volume.overdraft) + ", \"volume_waited\": " + std::to_string(x.volume.waited) + "}";
+         std::to_string(x.volume.overdraft) + ", \"volume_waited\": " + std::to_string(x.volume.waited) +
+         ",\n    \"timeline\": [";
+    // Per simulated second from 0 (the warm-up's too): operations completed, their average and
+    // longest latency in us -- what a latency-over-time figure (BurstCBS Fig. 29) plots.
+    for (std::size_t i = 0; i < x.timeline.size(); ++i) {
+        const auto &t = x.timeline[i];
+        s += std::string(i ? ", " : "") + "[" + std::to_string(t.completed) + ", " + num(t.avg_us) + ", " +
+             num(t.max_us) + "]";
+    }
+    s += "]}";
     return s;
 }
 
