@@ -16,15 +16,11 @@
 #include <deque>
 #include <map>
 
-#include "burstgate/regs.h"
 #include "nbd_proto.hpp"
 
 namespace bg::gw {
 
 namespace {
-
-// The engine's descriptor tags (one per scheduled block in flight, deferred ones included).
-constexpr std::uint64_t kEngineTags = std::uint64_t{1} << BG_REC_DESC_TAG_WIDTH;
 
 // What one request or reply costs beyond its data: the Request, the reply header, the queue.
 constexpr std::uint64_t kOverhead = 512;
@@ -64,37 +60,6 @@ const char *error_text(std::uint32_t e)
 }
 
 }  // namespace
-
-// Engine tags a request's descriptors hold from its tenant's share (Server::tenant_tags_),
-// given back when this is destroyed.
-class TagShare {
-public:
-    TagShare() = default;
-    TagShare(Budget *b, std::uint64_t n) : b_(b), n_(n) {}
-    TagShare(TagShare &&o) noexcept : b_(o.b_), n_(o.n_) { o.n_ = 0; }
-    TagShare &operator=(TagShare &&o) noexcept
-    {
-        if (this != &o) {
-            release();
-            b_ = o.b_, n_ = o.n_;
-            o.n_ = 0;
-        }
-        return *this;
-    }
-    TagShare(const TagShare &) = delete;
-    TagShare &operator=(const TagShare &) = delete;
-    ~TagShare() { release(); }
-
-private:
-    void release()
-    {
-        if (n_)
-            b_->give(n_);
-        n_ = 0;
-    }
-    Budget *b_ = nullptr;
-    std::uint64_t n_ = 0;
-};
 
 // One reply on its way to the client: bytes to send, and the budget they hold until sent.
 struct Out {
@@ -445,15 +410,8 @@ Server::Server(Engine &engine, ServerOptions opt) : eng_(engine), opt_(std::move
     opt_.tenant_conns.resize(n, 16);
     established_.assign(n, 0);
     conn_seq_.assign(n, 0);
-    for (std::size_t t = 0; t < n; t++) {
+    for (std::size_t t = 0; t < n; t++)
         tenant_budget_.push_back(std::make_unique<Budget>(opt_.tenant_buffer));
-        // An equal share of the engine's tags, and no more descriptors than the tenant's
-        // connections could hold unsplit (512 requests each): every deferred one is offered
-        // again at every window, under the engine's lock, so a tenant's backlog is the
-        // window loop's work for everyone (32768 deferred blocks: a neighbour's P99 30 ms).
-        tenant_tags_.push_back(std::make_unique<Budget>(
-            std::min<std::uint64_t>(kEngineTags / n, std::uint64_t{opt_.tenant_conns[t]} * Conn::kMaxInflight)));
-    }
     global_.set_limit(opt_.global_buffer ? opt_.global_buffer : opt_.tenant_buffer * n);
     for (std::size_t t = 0; t < n; t++)
         waiting_.push_back(std::make_unique<BudgetQueue>());
@@ -521,14 +479,11 @@ bool Server::take_budget(std::size_t tenant, std::uint64_t n, const std::functio
 Server::~Server() { close_all(); }
 
 // The largest READ/WRITE payload served (split into schedulable blocks): the protocol's 32 MiB,
-// or half the tenant's budget when that is less, so one such request always fits in it; and
-// no more blocks than the tenant's share of the engine's tags (64 of 4 KiB at 1024 tenants),
-// so one request never needs more descriptors than its tenant may hold.
-std::uint32_t Server::max_payload(std::size_t t) const
+// or half the tenant's budget when that is less, so one such request always fits in it.
+std::uint32_t Server::max_payload(std::size_t) const
 {
-    const std::uint64_t chunk = eng_.max_block(t), tags = tenant_tags_[t]->limit();
     std::uint64_t m = nbd::kMaxPayload;
-    while (m > 4096 && (m > opt_.tenant_buffer / 2 || (m + chunk - 1) / chunk > tags))
+    while (m > 4096 && m > opt_.tenant_buffer / 2)
         m /= 2;
     return static_cast<std::uint32_t>(m);
 }
@@ -638,8 +593,6 @@ void Server::stop_reading(std::chrono::milliseconds wait)
             }
     }
     for (auto &b : tenant_budget_)
-        b->wake();
-    for (auto &b : tenant_tags_)
         b->wake();
     global_.wake();
     const auto until = Clock::now() + wait;
@@ -977,12 +930,15 @@ void Server::transmission(const std::shared_ptr<Conn> &c, std::size_t tenant)
         // The bytes this request holds until its reply has left: its payload either way.
         const bool data_cmd = chk.verdict == Verdict::kServe && (hdr.type == kCmdRead || hdr.type == kCmdWrite);
         // Zeroes to be written (at most the maximum payload: checked) are split like a WRITE,
-        // each block costing what writing it costs, but hold no buffer.
+        // each block costing what writing it costs. They hold no buffer but are charged their
+        // bytes as a WRITE is, so that a tenant's blocks in the engine are bounded alike: at
+        // 512 bytes a block, one connection's 32 MiB WRITE_ZEROES held 8192 blocks (a
+        // neighbour's P99 4-17 ms), or every tag of the engine (20-50 ms).
         const bool zero_cmd = chk.verdict == Verdict::kServe && hdr.type == kCmdWriteZeroes &&
                               (hdr.flags & kCmdFlagNoHole) && !(hdr.flags & kCmdFlagFastZero);
         const bool split = data_cmd || zero_cmd;
         const std::uint32_t nchunks = split ? (hdr.length + chunk - 1) / chunk : 1;
-        const std::uint64_t need = (data_cmd ? hdr.length : 0) + kOverhead * nchunks +
+        const std::uint64_t need = (split ? hdr.length : 0) + kOverhead * nchunks +
                                    (hdr.type == kCmdBlockStatus ? 8192 : 0);
         // Pooled buffers first (READ/WRITE of at least BufferPool::kMinPooled): their bytes are
         // charged already, so the budgets give only the rest.
@@ -1007,15 +963,6 @@ void Server::transmission(const std::shared_ptr<Conn> &c, std::size_t tenant)
             }
         }
         charge.attach(need - pooled);
-        // Its descriptors' share of the engine's tags, before any is submitted: a request
-        // (WRITE_ZEROES with NO_HOLE splits 32 MiB into up to 8192 blocks holding 512 bytes of
-        // budget each) must not take the tags another tenant's submit waits for.
-        const std::uint64_t descs = chk.verdict == Verdict::kServe ? nchunks : 0;
-        if (descs && !tenant_tags_[tenant]->take(descs, give_up)) {
-            drop_slot();
-            break;
-        }
-        TagShare tags(tenant_tags_[tenant].get(), descs);
         if (chk.verdict == Verdict::kReplyError) {
             errors_++;
             note(*c, std::string(chk.why) + ": error " + std::to_string(chk.error));
@@ -1032,13 +979,9 @@ void Server::transmission(const std::shared_ptr<Conn> &c, std::size_t tenant)
             std::uint32_t left = 0, error = kOk;
             std::vector<Bytes> parts;
             Charge charge;
-            // Given back when the last descriptor's Request is destroyed (it holds this): the
-            // engine has freed every tag of the request by then (Engine::finish).
-            TagShare tags;
         };
         auto agg = std::make_shared<Agg>();
         agg->left = nchunks;
-        agg->tags = std::move(tags);
         agg->parts.resize(hdr.type == kCmdRead || hdr.type == kCmdBlockStatus ? nchunks : 0);
         agg->charge = std::move(charge);
         std::vector<std::unique_ptr<bg::gw::Request>> parts;

@@ -94,11 +94,6 @@ private:
     std::vector<std::uint32_t> conn_seq_;  // per tenant: connections so far (ingress queue choice)
     std::vector<std::unique_ptr<Budget>> tenant_budget_;
     Budget global_;
-    // Per tenant: descriptors (scheduled blocks) it may have in the engine at once -- an equal
-    // share of the engine's tags (engine.hpp: submit() blocks while all are in flight), at most
-    // what its connections hold of unsplit requests -- so no tenant's split requests can hold
-    // every tag, or make the window loop re-offer a backlog of them, against another tenant.
-    std::vector<std::unique_ptr<Budget>> tenant_tags_;
     std::vector<std::unique_ptr<BufferPool>> pools_;  // per tenant: idle payload buffers
     std::vector<std::unique_ptr<BudgetQueue>> waiting_;  // per tenant: readers waiting for budget, in order
     std::unique_ptr<std::atomic<int>[]> tenant_pressed_;  // per tenant: readers waiting for its budget

@@ -3,7 +3,10 @@ the engine's descriptor tags a tenant's split requests hold, and the arrival rec
 flood. Each case asserts the neighbour's service and the gateway's health; the bounds are
 docs/gateway.md's, *Hostile clients*."""
 
+import os
+import signal
 import struct
+import subprocess
 import threading
 import time
 
@@ -16,6 +19,10 @@ MIB = 1 << 20
 # Requests one connection may leave unanswered (server.cpp, Conn::kMaxInflight) and the
 # connections a tenant holds by default (--max-conns): a tenant's descriptors in the engine.
 MAX_INFLIGHT, MAX_CONNS = 512, 16
+# two_tenants.yaml's schedulable blocks (docs/gateway.md, *What happens to one request*) and the
+# default --tenant-buffer.
+SCHEDULABLE_BLOCK = {"victim": 32 << 10, "bursty": 128 << 10}
+TENANT_BUFFER = 64 * MIB
 
 
 def pipeline(s, reqs):
@@ -30,13 +37,13 @@ def pipeline(s, reqs):
 ])
 def test_split_zeroes_cannot_take_the_engine_tags(tmp_path, spawn, attacker, neighbour):
     """One connection pipelines 512 WRITE_ZEROES with NO_HOLE of the maximum payload (32 MiB):
-    each is split into schedulable blocks (256 of 128 KiB for bursty, 1024 of 32 KiB for victim)
-    holding 512 bytes of budget each, so the byte budget let the tenant take all 65536 of the
-    engine's tags, and every other tenant's submit waited for one (neighbour P99 30-35 ms, one
-    read in 3 s taking 300 ms on a loaded host). The tenant's descriptors in the engine stay at
-    most what its connections hold unsplit (16 x 512) and the neighbour's 4 KiB read P99 under
-    5 ms. Catches a split request's blocks not counted against a per-tenant share of the tags
-    (a P99 of 30 ms also with a share of 32768: the window loop re-offers every deferred block)."""
+    each is split into schedulable blocks (1024 of 32 KiB for victim, 256 of 128 KiB for bursty)
+    that were charged 512 bytes of budget each, so the tenant took all 65536 of the engine's
+    tags and every other tenant's submit waited for one (neighbour P99 20-50 ms). Its blocks in
+    the engine are now bounded as its WRITEs' are, by its byte budget (64 MiB / (block + 512)),
+    and the neighbour's 4 KiB read P99 stays under 5 ms. Catches zeroes to be written charged
+    less than the WRITE they cost (a share of the tags alone left 8192 blocks in the engine: a
+    P99 of 4-17 ms on a loaded host)."""
     gw = spawn(tmp_path, "--realtime")
     s, (_, _, max_block) = g.connect(gw.sock, attacker)
     try:
@@ -49,7 +56,8 @@ def test_split_zeroes_cannot_take_the_engine_tags(tmp_path, spawn, attacker, nei
         s.close()
     print(f"split WRITE_ZEROES flood from {attacker}: {held} descriptors in the engine; "
           f"{neighbour}'s P99 {p99:.2f} ms over {n} reads")
-    assert held <= MAX_CONNS * MAX_INFLIGHT + 1, held
+    bound = TENANT_BUFFER // (SCHEDULABLE_BLOCK[attacker] + 512) + 1  # + the neighbour's read
+    assert held <= bound, (held, bound)
     assert p99 < 5.0, p99
     assert gw.alive()
 
@@ -110,3 +118,66 @@ def test_large_request_not_starved_by_siblings(tmp_path, spawn):
     assert len(big) >= 3, len(big)
     assert len(small) > 0
     assert gw.alive()
+
+
+@pytest.mark.long
+@pytest.mark.xfail(strict=True, reason="the recorder's writer blocked in write() is joined without a deadline "
+                   "(ArrivalRecorder::finish, arrivals.cpp): the gateway never exits")
+def test_stalled_arrivals_file_does_not_hang_the_stop(tmp_path, spawn):
+    """--arrivals on a FIFO whose reader never reads (a file that stops taking writes, as a hung
+    network file system does): the engine's path is not stalled (the recorder drops what does
+    not fit), but at SIGINT the gateway waits for its writer thread for ever after writing the
+    report, so it never exits. It must exit 0 within the drain's 4 s and a margin."""
+    fifo = tmp_path / "arrivals.fifo"
+    os.mkfifo(fifo)
+    held = []
+    opener = threading.Thread(target=lambda: held.append(os.open(fifo, os.O_RDONLY)), daemon=True)
+    opener.start()
+    gw = spawn(tmp_path, "--arrivals", str(fifo))
+    opener.join(timeout=10)
+    try:
+        s, _ = g.connect(gw.sock, "bursty")
+        for r in range(40):  # 40 x 256 records of ~30 bytes: a 256 KiB chunk for the writer, past the FIFO's 64 KiB
+            pipeline(s, [(g.CMD_READ, 0, 512 * k, 512) for k in range(256)])
+            for _ in range(256):
+                assert g.reply(s, 512)[0] == 0
+        s.close()
+        gw.proc.send_signal(signal.SIGINT)
+        try:
+            rc = gw.proc.wait(timeout=8)
+        except subprocess.TimeoutExpired:
+            rc = None
+        assert rc == 0, gw.log.read_text()[-500:]
+    finally:
+        for fd in held:
+            os.close(fd)
+
+
+@pytest.mark.long
+@pytest.mark.xfail(strict=True, reason="a WRITE's budget is held until its payload arrives, however long: "
+                   "with --buffer below tenants x --tenant-buffer one tenant can hold all of it")
+def test_half_sent_writes_in_a_shared_budget(tmp_path, spawn):
+    """With --buffer = --tenant-buffer (16 MiB: tenants share one budget), one tenant's two
+    WRITE headers (8 MiB and 7.94 MiB, 16 MiB of budget with their blocks' overhead) followed by
+    one byte of payload and silence hold the whole budget, and the other tenant's 4 KiB READ
+    waits for ever. It must be answered within 5 s."""
+    gw = spawn(tmp_path, "--tenant-buffer", "16m", "--buffer", "16m")
+    held = []
+    try:
+        for n in (8 * MIB, 8323072):  # + 512 per 128 KiB block: 16 MiB exactly
+            s, _ = g.connect(gw.sock, "bursty")
+            s.sendall(struct.pack(">IHHQQI", g.REQUEST_MAGIC, 0, g.CMD_WRITE, 1, 0, n) + b"x")
+            held.append(s)
+        time.sleep(0.5)
+        v, _ = g.connect(gw.sock, "victim")
+        held.append(v)
+        v.settimeout(5)
+        g.request(v, g.CMD_READ, 0, 4096)
+        try:
+            err = g.reply(v, 4096)[0]
+        except TimeoutError:
+            err = None
+        assert err == 0
+    finally:
+        for s in held:
+            s.close()
