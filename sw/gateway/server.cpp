@@ -370,40 +370,6 @@ private:
     int send_errno_ = 0;
 };
 
-// A tenant's readers waiting for budget, in arrival order: only the first takes, so bytes freed
-// go to it rather than to whichever sibling asks next. (Budget::take alone let 1 MiB READs on
-// six connections starve a 4 MiB READ of the same tenant for as long as they ran.)
-struct BudgetQueue {
-    std::mutex mu;
-    std::condition_variable cv;
-    std::list<int> line;  // one entry per waiting reader; the front one takes
-
-    // Queues and waits to be first; false (and out of line) once give_up() says so.
-    bool enter(std::list<int>::iterator &me, const std::function<bool()> &give_up)
-    {
-        std::unique_lock<std::mutex> g(mu);
-        me = line.insert(line.end(), 0);
-        while (line.begin() != me) {
-            if (give_up()) {
-                line.erase(me);
-                g.unlock();
-                cv.notify_all();
-                return false;
-            }
-            cv.wait_for(g, std::chrono::milliseconds(50));
-        }
-        return true;
-    }
-    void leave(std::list<int>::iterator me)
-    {
-        {
-            std::lock_guard<std::mutex> g(mu);
-            line.erase(me);
-        }
-        cv.notify_all();
-    }
-};
-
 Server::Server(Engine &engine, ServerOptions opt) : eng_(engine), opt_(std::move(opt))
 {
     const std::size_t n = opt_.exports.size();
@@ -413,8 +379,6 @@ Server::Server(Engine &engine, ServerOptions opt) : eng_(engine), opt_(std::move
     for (std::size_t t = 0; t < n; t++)
         tenant_budget_.push_back(std::make_unique<Budget>(opt_.tenant_buffer));
     global_.set_limit(opt_.global_buffer ? opt_.global_buffer : opt_.tenant_buffer * n);
-    for (std::size_t t = 0; t < n; t++)
-        waiting_.push_back(std::make_unique<BudgetQueue>());
     tenant_pressed_ = std::make_unique<std::atomic<int>[]>(n);
     for (std::size_t t = 0; t < n; t++)
         pools_.push_back(std::make_unique<BufferPool>(tenant_budget_[t].get(), &global_, &tenant_pressed_[t], &global_pressed_));
@@ -431,30 +395,8 @@ struct Pressing {
 };
 }  // namespace
 
-bool Server::take_budget_now(std::size_t tenant, std::uint64_t n)
-{
-    BudgetQueue &q = *waiting_[tenant];
-    std::lock_guard<std::mutex> g(q.mu);
-    if (!q.line.empty() || !tenant_budget_[tenant]->try_take(n))
-        return false;
-    if (!global_.try_take(n)) {
-        tenant_budget_[tenant]->give(n);
-        return false;
-    }
-    return true;
-}
-
 bool Server::take_budget(std::size_t tenant, std::uint64_t n, const std::function<bool()> &give_up)
 {
-    BudgetQueue &q = *waiting_[tenant];
-    std::list<int>::iterator me;
-    if (!q.enter(me, give_up))
-        return false;
-    struct Leave {
-        BudgetQueue &q;
-        std::list<int>::iterator me;
-        ~Leave() { q.leave(me); }
-    } leave{q, me};
     // Short of budget: first the idle buffers that hold it go (the flag keeps returning buffers
     // from being pooled meanwhile; buffer_pool.hpp), then wait as before.
     Budget &tb = *tenant_budget_[tenant];
@@ -466,8 +408,8 @@ bool Server::take_budget(std::size_t tenant, std::uint64_t n, const std::functio
     }
     if (!global_.try_take(n)) {
         Pressing p(global_pressed_);
-        for (auto &pool : pools_)
-            pool->trim();
+        for (auto &q : pools_)
+            q->trim();
         if (!global_.take(n, give_up)) {
             tb.give(n);
             return false;
@@ -932,8 +874,8 @@ void Server::transmission(const std::shared_ptr<Conn> &c, std::size_t tenant)
         // Zeroes to be written (at most the maximum payload: checked) are split like a WRITE,
         // each block costing what writing it costs. They hold no buffer but are charged their
         // bytes as a WRITE is, so that a tenant's blocks in the engine are bounded alike: at
-        // 512 bytes a block, one connection's 32 MiB WRITE_ZEROES held 8192 blocks (a
-        // neighbour's P99 4-17 ms), or every tag of the engine (20-50 ms).
+        // 512 bytes a block, one connection's 32 MiB WRITE_ZEROES held every tag of the engine
+        // and stalled every other tenant's submit (a neighbour's 4 KiB read P99 20-50 ms).
         const bool zero_cmd = chk.verdict == Verdict::kServe && hdr.type == kCmdWriteZeroes &&
                               (hdr.flags & kCmdFlagNoHole) && !(hdr.flags & kCmdFlagFastZero);
         const bool split = data_cmd || zero_cmd;
@@ -950,17 +892,9 @@ void Server::transmission(const std::shared_ptr<Conn> &c, std::size_t tenant)
             if (pool.take(len, bufs[k], charge))
                 pooled += len;
         }
-        if (!take_budget_now(tenant, need - pooled)) {
-            // It must wait: it waits holding nothing, its pooled buffers freed (their bytes back
-            // to the budgets), so no waiting reader holds what another waits for.
-            for (Bytes &b : bufs)
-                Bytes().swap(b);
-            charge.release();
-            pooled = 0;
-            if (!take_budget(tenant, need, give_up)) {
-                drop_slot();
-                break;
-            }
+        if (!take_budget(tenant, need - pooled, give_up)) {
+            drop_slot();
+            break;
         }
         charge.attach(need - pooled);
         if (chk.verdict == Verdict::kReplyError) {

@@ -41,7 +41,6 @@ struct ServerOptions {
 };
 
 class Conn;
-struct BudgetQueue;
 
 class Server {
 public:
@@ -77,13 +76,8 @@ private:
     void note(const Conn &c, const std::string &what);
     void evict_locked(Client &c, const char *why);
     void reap();
-    // n bytes from the tenant's and the global budget at once, if they are free and none of the
-    // tenant's readers waits for its budget (it would jump ahead of them).
-    bool take_budget_now(std::size_t tenant, std::uint64_t n);
-    // n bytes from the tenant's and the global budget, waiting in line behind the tenant's other
-    // readers that wait (first come, first served: a large request is not starved by its
-    // siblings' smaller ones), then while they are not free; idle pooled buffers are freed first
-    // (buffer_pool.hpp). False once `give_up()` says so. The caller holds no budget meanwhile.
+    // n bytes from the tenant's and the global budget, waiting while they are not free; idle
+    // pooled buffers are freed first (buffer_pool.hpp). False once `give_up()` says so.
     bool take_budget(std::size_t tenant, std::uint64_t n, const std::function<bool()> &give_up);
 
     Engine &eng_;
@@ -95,7 +89,6 @@ private:
     std::vector<std::unique_ptr<Budget>> tenant_budget_;
     Budget global_;
     std::vector<std::unique_ptr<BufferPool>> pools_;  // per tenant: idle payload buffers
-    std::vector<std::unique_ptr<BudgetQueue>> waiting_;  // per tenant: readers waiting for budget, in order
     std::unique_ptr<std::atomic<int>[]> tenant_pressed_;  // per tenant: readers waiting for its budget
     std::atomic<int> global_pressed_{0};                  // readers waiting for the global budget
     std::atomic<bool> stopping_{false};
