@@ -1,7 +1,8 @@
 """Hostile clients against the gateway's newer parts (issue 18: no client able to hurt another):
-the engine's descriptor tags a tenant's split requests hold, and the arrival recorder under a
-flood. Each case asserts the neighbour's service and the gateway's health; the bounds are
-docs/gateway.md's, *Hostile clients*."""
+the engine's descriptor tags a tenant's split requests hold, the per-tenant byte budget and
+payload pool under unread and mixed-size READs, half-sent WRITEs, and the arrival recorder on a
+file that stops taking writes. Each case asserts the neighbour's service and the gateway's
+health; the bounds are docs/gateway.md's, *Hostile clients* (the expected failures: *Limits*)."""
 
 import os
 import signal
@@ -17,9 +18,8 @@ from . import gateway as g
 from .test_hostile import neighbour_p99_ms, rss_kib, spawn  # noqa: F401 (spawn: the fixture)
 
 MIB = 1 << 20
-# Requests one connection may leave unanswered (server.cpp, Conn::kMaxInflight) and the
-# connections a tenant holds by default (--max-conns): a tenant's descriptors in the engine.
-MAX_INFLIGHT, MAX_CONNS = 512, 16
+# Requests one connection may leave unanswered (server.cpp, Conn::kMaxInflight).
+MAX_INFLIGHT = 512
 # two_tenants.yaml's schedulable blocks (docs/gateway.md, *What happens to one request*) and the
 # default --tenant-buffer.
 SCHEDULABLE_BLOCK = {"victim": 32 << 10, "bursty": 128 << 10}
