@@ -628,13 +628,16 @@ async def bpool_write_beside_a_decision(dut):
     assert admitted == 12, f"{admitted} of 12 descriptors admitted: the test exercises nothing"
 
 
-def run_core(seed=None, events=EVENTS, test_filter=None):
+def run_core(seed=None, events=EVENTS, test_filter=None, generate_verilog=True):
+    """One cocotb run; ``generate_verilog=False`` reuses the Verilog an earlier call of this
+    process wrote (elaborating the core takes seconds, once per run is enough)."""
     from burstgate.cli import generate
     from burstgate.testing.verilator import cocotb_build_dir, run_cocotb
 
     # `make rtl`'s generator, so the testbench runs exactly the Verilog users get.
     generated = cocotb_build_dir("core") / "generated"
-    generate(generated, ["bg_core"], PARAMS)
+    if generate_verilog:
+        generate(generated, ["bg_core"], PARAMS)
     run_cocotb(top="bg_core", verilog=(generated / "bg_core.v").read_text(), test_module="test_core",
                test_dir=pathlib.Path(__file__).resolve().parent, build_name="core", seed=seed,
                test_filter=test_filter, extra_env={"CORE_EVENTS": str(events)})
@@ -649,7 +652,7 @@ TESTS += ["seed_writes_amid_traffic", "bpool_write_beside_a_decision"]
 def test_core():
     """pytest entry: generate the Verilog, build it with Verilator, run the cocotb tests."""
     for name in TESTS + ["throughput"]:
-        run_core(test_filter=f"^test_core\\.{name}$")
+        run_core(test_filter=f"^test_core\\.{name}$", generate_verilog=name == TESTS[0])
 
 
 LONG_SEEDS = (1, 4)      # make test-long: seeds 1..4, each pattern LONG_EVENTS events
