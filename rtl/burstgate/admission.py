@@ -173,7 +173,8 @@ class Admission(wiring.Component):
     decided : Out(1)
         A descriptor is decided this cycle (in A4 and advancing).
     hold : In(1)
-        Do not decide this cycle (the core orders a completion before the next decision).
+        Do not decide this cycle (the core orders a completion before the next decision, or
+        the load balancer or buffer pool could not take a dispatch this cycle).
     drained : In(1)
         Nothing of the rest of the datapath is in flight: a pending COMMIT may apply.
     held : Out(1)

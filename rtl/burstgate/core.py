@@ -44,7 +44,8 @@ class Core(wiring.Component):
     admission stage decides with the load balancer's eligibility and the buffer pool's
     availability of that same cycle, and an admitted descriptor is dispatched to both in
     that cycle, exactly in ``agent.hpp``'s order. One descriptor per clock (II = 1) while
-    ``o`` is ready; latency 14 cycles from ``i`` to ``o``.
+    ``o`` is ready (a due completion, an LB.SEED write under P2C and a BPOOL write each hold
+    one decision a cycle; see below); latency 14 cycles from ``i`` to ``o``.
 
     Event order (what the model replays): events are ordered by the cycle in which they
     are *accepted* on the core's ports, and within one cycle
@@ -73,7 +74,12 @@ class Core(wiring.Component):
       later stage; firmware issues them only while CTRL.WINDOW bit 1 (busy: a descriptor or
       completion in flight, or a COMMIT pending) reads 0 -- after TICK, wait for bit 1 to
       clear. The model is atomic and reads bit 1 as 0. Reads are exact then too: a counter
-      read while an event is still in flight shows the state before that event.
+      read while an event is still in flight shows the state before that event. LB.SEED may
+      be written at any time: it acts between two decisions (after the one decided in its
+      cycle), which is where the model must see it, and under P2C the next decision waits
+      one cycle while the balancer's draw tables settle. A BPOOL write holds that cycle's
+      decision, so a write that rebuilds the pool never drops an acquire (no I/O is lost
+      however firmware errs; to equal the model it still waits for the drain).
     * CTRL.WINDOW = COMMIT stops new descriptors and completions, waits until nothing is in
       flight, then applies in one cycle (tenant window words are refilled/cleared lazily by
       their window stamps; the segment monitor and buffer pool tick; histograms and active
@@ -167,6 +173,7 @@ class Core(wiring.Component):
         ]
 
         # ---- admission <-> load balancer and buffer pool ---------------------------------
+        bp_config_write = Signal()  # a BPOOL configuration write is on the bus (_registers)
         q = adm.query_queue
         m.d.comb += [
             lb.query_ingress.eq(q),
@@ -233,7 +240,11 @@ class Core(wiring.Component):
             due.eq(pending.r_rdy & (decided == head.seq)),
             after.eq(pending.r_rdy & ((decided + 1)[:_SEQ_BITS] == head.seq) & adm.decided & good),
             apply.eq(due | after),
-            adm.hold.eq(due),
+            # No decision while a completion is due, nor where the balancer or the buffer pool
+            # could not take a dispatch that admission commits to on ``egress_ok`` and
+            # ``buffer_ok`` alone: the balancer's cycle after a seed load under P2C, and a
+            # BPOOL write's cycle (it may rebuild the pool, which then takes no acquire).
+            adm.hold.eq(due | lb.p2c_wait | bp_config_write),
             pending.r_en.eq(apply),
             lb.complete.valid.eq(apply & good),
             lb.complete.payload.egress.eq(hc.egress),
@@ -265,10 +276,11 @@ class Core(wiring.Component):
         ]
 
         # ---- registers -----------------------------------------------------------------
-        self._registers(m, cost, segmon, adm, lb, bp)
+        m.d.comb += bp_config_write.eq(self._registers(m, cost, segmon, adm, lb, bp))
         return m
 
     def _registers(self, m, cost, segmon, adm, lb, bp):
+        """The register blocks; returns the strobe of a BPOOL configuration write."""
         NI, NE = self.ingress, self.egress
         blocks = {b.name: b for b in self._blocks}
         csr = {}
@@ -385,6 +397,7 @@ class Core(wiring.Component):
             with m.If(e.r_en):
                 m.d.sync += e.r_data.eq(reads)
         self._ro_array(m, regs.ext_held, [bp.extra[k] for k in range(NI)])
+        return wrote
 
     @staticmethod
     def _ro_array(m, ext, values):

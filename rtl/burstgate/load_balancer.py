@@ -135,8 +135,9 @@ class LoadBalancer(wiring.Component):
     Within one cycle: the decision (on the state at the start of the cycle, with the
     configuration inputs of that cycle), then the completion, then a seed load. Throughput:
     one decision per cycle while ``o.ready`` and a member is eligible, except that a P2C
-    request in the cycle after a seed load waits that cycle (``ready`` low, ``stall`` low:
-    the draws' tables of the new state are being written); one completion every cycle.
+    request in the cycle after a seed load waits that cycle (``ready`` low, ``stall`` low,
+    ``p2c_wait`` high: the draws' tables of the new state are being written); one completion
+    every cycle.
     Latency 1 cycle from ``i`` to ``o``.
 
     Parameters
@@ -171,6 +172,11 @@ class LoadBalancer(wiring.Component):
         ``bg_lfsr_seed(1)``, the model's default.
     stall : Out(1)
         ``i`` holds an I/O none of whose set members is eligible.
+    p2c_wait : Out(1)
+        No request is taken this cycle, eligible or not: the policy is P2C and the draws'
+        tables are being written after a seed load (``ready`` is low). From a register and
+        ``policy`` only, so a stage that commits an I/O before offering it (the core's admission) can hold
+        its decision in this cycle instead of losing the I/O.
     query_ingress : In(QUEUE_BITS)
     query_eligible : Out(egress_queues)
         Eligible members of ``query_ingress``'s set now (combinational), so an admission
@@ -205,6 +211,7 @@ class LoadBalancer(wiring.Component):
             "seed": In(32),
             "seed_load": In(1),
             "stall": Out(1),
+            "p2c_wait": Out(1),
             "query_ingress": In(_QUEUE),
             "query_eligible": Out(egress),
             "out_ios": Out(data.ArrayLayout(unsigned(_DEPTH), egress)),
@@ -375,7 +382,8 @@ class LoadBalancer(wiring.Component):
         advance = Signal()
         m.d.comb += [
             advance.eq(~self.o.valid | self.o.ready),
-            self.i.ready.eq(advance & elig.any() & ~(p2c_settle & (self.policy == LbPolicy.P2C))),
+            self.p2c_wait.eq(p2c_settle & (self.policy == LbPolicy.P2C)),
+            self.i.ready.eq(advance & elig.any() & ~self.p2c_wait),
             self.stall.eq(self.i.valid & ~elig.any()),
         ]
         accept = Signal()

@@ -45,6 +45,8 @@ def reg(block, name, index=0):
 WINDOW = reg("CTRL", "WINDOW")
 SCHEDULER = reg("CTRL", "SCHEDULER")
 POLICY = reg("LB", "POLICY")
+LB_SEED = reg("LB", "SEED")
+BP_SHARED = reg("BPOOL", "SHARED")
 
 
 class TB:
@@ -79,6 +81,17 @@ class TB:
         self.configs = 0
         self.cov = collections.Counter()
         self.prev = None
+        # Lazy replay (the tests of writes amid traffic): accepted events wait in ``held`` and
+        # reach the model only as the DUT's decisions need them, so that a write the RTL
+        # applies between two decisions (an address in ``between``) can be placed there in
+        # the model's stream: after the descriptors decided by the end of its cycle, before
+        # the rest. (The model has no pipeline; firmware makes other writes once drained.)
+        self.lazy = False
+        self.between = frozenset()
+        self.held = collections.deque()
+        self.replayed = 0        # descriptors the model has decided
+        self.between_op = None   # such a write issued last cycle, to be placed now
+        self.seed_marks = collections.deque()  # (descriptors decided before it, cycle) per placed write
 
     async def reset(self):
         dut = self.dut
@@ -93,6 +106,52 @@ class TB:
             await RisingEdge(dut.clk)
         dut.rst.value = 0
         await RisingEdge(dut.clk)
+
+    # ---- the model's event stream ----------------------------------------------------------
+    def event(self, ev):
+        """An event the DUT accepted, in the core's order: replayed now, or held (lazy)."""
+        if self.lazy:
+            self.held.append(ev)
+        else:
+            self.replay(ev)
+
+    def replay(self, ev):
+        kind = ev[0]
+        if kind == "c":
+            self.model.complete(**ev[1])
+        elif kind == "d":
+            self.expected.append((self.model.io(**ev[1]), ev[1]["reoffer"]))
+            self.replayed += 1
+        else:
+            self.model.write(ev[1], ev[2])
+
+    def catch_up(self, one_decision=False):
+        """Replay held events: all of them, or up to and including the next descriptor."""
+        while self.held:
+            ev = self.held.popleft()
+            self.replay(ev)
+            if one_decision and ev[0] == "d":
+                return
+
+    def place_between(self, addr, data, decided):
+        """Put a write just before descriptor ``decided`` (counting from 0) in the stream:
+        after every descriptor decided before it, and after any write placed there earlier.
+
+        Completions and COST writes it passes commute with a seed write (it touches only the
+        balancer's LFSR); the descriptors do not, which is the point. A BPOOL write does not
+        commute with a completion (a release may leave the pool idle): its test has none
+        pending when it writes."""
+        k = decided - self.replayed
+        assert k >= 0, f"a write between decisions {decided - 1} and {decided}, but the model decided {self.replayed}"
+        pos = 0
+        while pos < len(self.held) and (k or self.held[pos][0] != "d"):
+            k -= self.held[pos][0] == "d"
+            pos += 1
+        assert k == 0, f"{k} descriptors decided that the bench never saw accepted"
+        self.held.insert(pos, ("w", addr, data))
+        self.seed_marks.append((decided, self.cycles))
+        if os.environ.get("CORE_TRACE"):
+            self.log.info("write %#x = %#x placed after decision %d (cycle %d)", addr, data, decided, self.cycles)
 
     # ---- one clock ----------------------------------------------------------------------
     async def step(self):
@@ -117,6 +176,10 @@ class TB:
         dut.o__ready.value = int(ready)
         await ReadOnly()
         self.cycles += 1
+        if self.between_op is not None:
+            # Decided by the end of last cycle: those taken from ``o`` so far and the one on it.
+            self.place_between(*self.between_op, self.decisions + int(dut.o__valid.value))
+            self.between_op = None
         if self.cycles % 50000 == 0:
             self.log.info("cycle %d: %d events, %d decisions compared", self.cycles, self.events, self.decisions)
         if self.read_issued is not None:
@@ -135,12 +198,12 @@ class TB:
             c = self.c_pending
             if os.environ.get("CORE_TRACE"):
                 self.log.info("completion cycle %d: %s", self.cycles, c)
-            self.model.complete(**c)
+            self.event(("c", c))
             self.c_pending = None
             self.events += 1
             self.cov["completions"] += 1
         if self.d_pending is not None and dut.i__ready.value == 1:
-            self.expected.append((self.model.io(**self.d_pending), self.d_pending["reoffer"]))
+            self.event(("d", self.d_pending))
             self.d_pending = None
             self.accepted += 1
             self.events += 1
@@ -149,12 +212,17 @@ class TB:
         if op is not None:
             self.events += 1
             if op[0] == "w":
-                self.model.write(op[1], op[2])
+                if self.lazy and op[1] in self.between:
+                    assert self.between_op is None
+                    self.between_op = (op[1], op[2])
+                else:
+                    self.event(("w", op[1], op[2]))
                 if op[1] == SCHEDULER:  # for the coverage of the decisions that follow
                     self.scheduler = op[2]
                 elif op[1] == POLICY:
                     self.policy = op[2]
             else:
+                self.catch_up()  # reads are compared only once drained, when the RTL has it all
                 self.read_issued = (op[1], self.model.read(op[1]))
         if not ready and dut.o__valid.value == 1:
             self.cov["backpressure cycles"] += 1
@@ -163,7 +231,17 @@ class TB:
         await RisingEdge(dut.clk)
 
     def check(self, out):
+        if not self.expected:
+            self.catch_up(one_decision=True)
         want, reoffer = self.expected.popleft()
+        if self.seed_marks and self.seed_marks[0][0] == self.decisions:
+            # The first decision after a seed write, admitted in the cycle after the write (the
+            # balancer's settle cycle: out one cycle later) or held to the one after it.
+            _, cycle = self.seed_marks.popleft()
+            if want["source"] < C["SRC_DEFER"] and self.cycles - cycle <= 2:
+                self.cov["seed write, next decision admitted at once"] += 1
+        while self.seed_marks and self.seed_marks[0][0] < self.decisions:
+            self.seed_marks.popleft()
         ref = {k: int(want[k]) for k in ("tag", "tenant", "queue", "source", "lender", "egress", "hot", "prefill")}
         ref["cost"] = list(want["cost"])
         if os.environ.get("CORE_TRACE"):
@@ -236,9 +314,11 @@ class TB:
                                  f"decisions due and {self.accepted} descriptors accepted")
         await self.cycles_until(lambda: not self.expected)
 
-    async def traffic(self, descs, *, c_rate=0.7, tick_at=None, firmware=list, cost_writes=False):
+    async def traffic(self, descs, *, c_rate=0.7, tick_at=None, firmware=list, cost_writes=False, seed_writes=0.0):
         """Offer ``descs`` with completions at ``c_rate``; after ``tick_at`` of them are
-        accepted, TICK in the middle of the burst and run a window with ``firmware()``."""
+        accepted, TICK in the middle of the burst and run a window with ``firmware()``. With
+        ``seed_writes``, that share of the cycles writes LB.SEED amid the traffic (one in four
+        twice in a row)."""
         self.d_gen, self.c_rate, self.paused = iter(descs), c_rate, False
         start_events, start = self.events, self.accepted
         idle = 0
@@ -256,6 +336,10 @@ class TB:
             if cost_writes and self.rng.random() < 0.003 and not self.bus_q:
                 self.bus_q.append(("w", reg("COST", "FACTOR", self.rng.randrange(DIMS)),
                                    self.rng.choice((4096, 3000, 6000))))
+            if seed_writes and not self.bus_q and self.rng.random() < seed_writes:
+                self.bus_q.extend(("w", LB_SEED, self.rng.getrandbits(32))
+                                  for _ in range(2 if self.rng.random() < 0.25 else 1))
+                self.cov["LB.SEED writes amid traffic"] += len(self.bus_q)
         self.d_gen = None
         return self.events - start_events
 
@@ -472,13 +556,88 @@ async def throughput(dut):
     assert rate >= 0.99, f"{rate:.4f} descriptors per clock"
 
 
-def run_core(seed=None, events=EVENTS, test_filter=None):
+@cocotb.test()
+async def seed_writes_amid_traffic(dut):
+    """LB.SEED written while descriptors flow under P2C, in any cycle (the balancer's tables
+    settle for a cycle after one): every decision, its egress included, and the balancer's
+    outstanding counts after each burst equal the model's, with each seed write placed in the
+    model's stream between the decisions the RTL made before and after it."""
+    tb = TB(dut, cocotb.RANDOM_SEED)
+    tb.lazy, tb.between = True, frozenset((LB_SEED,))
+    await tb.reset()
+    tb.bus_q.extend(tb.cost_table())
+    # P2C over all four egress queues from every ingress, deep enough that most decisions
+    # admit, shallow enough that an egress is sometimes full; buffers plentiful.
+    lb = [("w", POLICY, C["LB_P2C"]), ("w", reg("LB", "DEPTH"), 12)]
+    lb += [("w", reg("LB", "MAP", i), 0xF if i else 0x6) for i in range(NI)]
+    bp = [("w", reg("BPOOL", "DEDICATED", k), 4095) for k in range(NI)]
+    await tb.window(tb.provisioning(C["SCHED_BIOS"], lenders=8) + lb + bp)
+    tb.policy = C["LB_P2C"]
+    bursts = max(2, min(EVENTS // 2500, 8))
+    for burst in range(bursts):
+        pattern = ("always", "random", "bursty")[burst % 3]
+        tb.source = StreamPattern(pattern, duty=0.7, seed=tb.rng.getrandbits(32))
+        tb.sink = StreamPattern(("always", "bursty")[burst % 2], duty=0.8, seed=tb.rng.getrandbits(32))
+        await tb.traffic(tb.stream(("mixed", "back-to-back")[burst % 2], 600), c_rate=(0.7, 1.0)[burst % 2],
+                         cost_writes=True, seed_writes=0.03)
+        await tb.drain()
+        # The balancer's counts (OUT_IOS, OUT_NS), the buffer pool's, every counter, the LFSR.
+        await tb.window([("r", LB_SEED)])
+    await tb.drain()
+    tb.c_rate = 1.0
+    await tb.cycles_until(lambda: not tb.outstanding)
+    await tb.window([("r", LB_SEED)])
+    tb.summary()
+    assert tb.cov["seed write, next decision admitted at once"] >= 5, dict(tb.cov)
+
+
+@cocotb.test()
+async def bpool_write_beside_a_decision(dut):
+    """A BPOOL write in each cycle around an admitted descriptor's decision, the pool idle
+    before it, so the write rebuilds the pool (or, once the descriptor holds a buffer, only
+    stores the configuration): the descriptor keeps its buffer and its balancer charge, so
+    its completion is good and every count equals the model's, with the write placed in the
+    model's stream between the decisions the RTL made before and after it. (A rebuild in
+    the cycle of an acquire drops it: the I/O's completion then counts as bad and its
+    egress slot is never given back.)"""
+    tb = TB(dut, cocotb.RANDOM_SEED)
+    tb.lazy, tb.between, tb.bad_rate = True, frozenset((BP_SHARED,)), 0.0
+    await tb.reset()
+    tb.bus_q.extend(tb.cost_table())
+    big = [1 << 30] * DIMS
+    await tb.window(tb.provisioning(C["SCHED_BIOS"], lenders=0)
+                    + tb.vec_writes("RES_BASE", 0, big) + tb.vec_writes("GRANT", 0, big)
+                    + [("w", reg("TENANT", "COUNT_GRANT", 0), 0xFFFFFFFF), ("w", POLICY, C["LB_STATIC"]),
+                       ("w", reg("LB", "DEPTH"), 16), ("w", reg("LB", "MAP", 0), 0xF),
+                       ("w", reg("BPOOL", "DEDICATED", 0), 1), ("w", BP_SHARED, 4)])
+    admitted = 0
+    for offset in range(8, 20):  # the decision is 13 cycles after acceptance
+        before = tb.accepted
+        tb.d_gen, tb.paused, tb.c_rate = iter([tb.desc(0, queue=0)]), False, 0.0
+        await tb.cycles_until(lambda: tb.accepted != before)
+        tb.d_gen = None
+        for _ in range(offset - 1):
+            await tb.step()
+        tb.bus_q.append(("w", BP_SHARED, 4 + offset % 2))
+        await tb.drain()
+        admitted += len(tb.outstanding)
+        tb.c_rate = 1.0  # give every buffer back, so the pool is idle for the next write
+        await tb.cycles_until(lambda: not tb.outstanding and tb.c_pending is None)
+        await tb.window([])  # COMPLETIONS, BAD_COMPLETIONS, LB.OUT_IOS, BPOOL.HELD
+    tb.summary()
+    assert admitted == 12, f"{admitted} of 12 descriptors admitted: the test exercises nothing"
+
+
+def run_core(seed=None, events=EVENTS, test_filter=None, generate_verilog=True):
+    """One cocotb run; ``generate_verilog=False`` reuses the Verilog an earlier call of this
+    process wrote (elaborating the core takes seconds, once per run is enough)."""
     from burstgate.cli import generate
     from burstgate.testing.verilator import cocotb_build_dir, run_cocotb
 
     # `make rtl`'s generator, so the testbench runs exactly the Verilog users get.
     generated = cocotb_build_dir("core") / "generated"
-    generate(generated, ["bg_core"], PARAMS)
+    if generate_verilog:
+        generate(generated, ["bg_core"], PARAMS)
     run_cocotb(top="bg_core", verilog=(generated / "bg_core.v").read_text(), test_module="test_core",
                test_dir=pathlib.Path(__file__).resolve().parent, build_name="core", seed=seed,
                test_filter=test_filter, extra_env={"CORE_EVENTS": str(events)})
@@ -487,12 +646,13 @@ def run_core(seed=None, events=EVENTS, test_filter=None):
 #: The cocotb tests, each run in its own simulator: block RAM keeps its contents across a
 #: reset (as on the FPGA), while every test starts from a fresh model.
 TESTS = [f"decisions_equal_the_model/source={a}/sink={b}" for a in ("mix", "always") for b in ("mix", "always")]
+TESTS += ["seed_writes_amid_traffic", "bpool_write_beside_a_decision"]
 
 
 def test_core():
     """pytest entry: generate the Verilog, build it with Verilator, run the cocotb tests."""
     for name in TESTS + ["throughput"]:
-        run_core(test_filter=f"^test_core\\.{name}$")
+        run_core(test_filter=f"^test_core\\.{name}$", generate_verilog=name == TESTS[0])
 
 
 LONG_SEEDS = (1, 4)      # make test-long: seeds 1..4, each pattern LONG_EVENTS events
