@@ -447,7 +447,7 @@ def test_small_ios_get_the_iops_bought_not_more(tmp_path, sched):
 @pytest.mark.parametrize("i", [1, 4, 5])
 def test_random_cases_need_the_count_gate(tmp_path, i):
     """The randomized cases exercise the count gate: with it off (dpu.iops_cap: false, the envelope
-    alone) these three fail the IOPS bound (212 of the 300 quick cases do: docs/results.md).
+    alone) these three fail the IOPS bound (156 of the 300 quick cases do: docs/results.md).
     Catches a generator that stops drawing tenants whose sizes sit below their knee, which would
     let the property pass without the gate."""
     case = draw_case(i)
