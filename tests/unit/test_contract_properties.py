@@ -65,9 +65,11 @@ CPU = {"A": {"read": (2200, 204), "write": (1800, 178)}, "B": {"read": (3000, 28
 SIZES = [512, 4096, 16384, 65536, 131072, 262144, 1 << 20]
 SIZE_NAMES = {512: "512", 4096: "4k", 16384: "16k", 65536: "64k", 131072: "128k", 262144: "256k", 1 << 20: "1m"}
 MIN_SIZE, MAX_SIZE = 512, 1 << 20
-# The fewest I/Os the count gate's carry holds (kCountCarryIos, sw/sim/src/provision.cpp), and
-# the least time of the base IOPS it holds (kCountCarrySeconds).
-COUNT_CARRY_IOS = 8
+# The depth of both carries in I/Os at the tenant's knee (kCarryIos, sw/sim/include/burstgate/sim/
+# provision.hpp): the grant carry holds at least CARRY_IOS times the base's cost per I/O, the count
+# carry at least CARRY_IOS I/Os; and the least time of the base IOPS the count carry holds
+# (kCountCarrySeconds, sw/sim/src/provision.cpp).
+CARRY_IOS = 128
 COUNT_CARRY_S = 0.005
 
 
@@ -356,17 +358,20 @@ def check_case(case, tmp_path, engine="model", iops_cap=True):
         burst = envelope(t["product"], *t["burst"])
         base = envelope(t["product"], t["iops"], t["mbps"])
         worst = [max(io_cost(t["product"], MAX_SIZE, w)[d] for w in (False, True)) for d in range(4)]
+        # The grant carry's bound per dimension (carry_vector): one window of base, one largest
+        # I/O, or CARRY_IOS I/Os at the base's cost per I/O, the largest.
+        carry = [max(base[d] * window_s, worst[d], CARRY_IOS * base[d] / t["iops"]) for d in range(4)]
         # Within the IOPS it bought at every size (the count gate, docs/contracts.md): its burst
         # IOPS (under BaseCBS too) over the measured period, plus the count carry -- one
         # window's count, as many windows of its base count as its cost carry holds windows of
-        # base (a largest I/O costing more than a window of base), COUNT_CARRY_IOS or
-        # COUNT_CARRY_S of its base IOPS, the largest -- and two I/Os of edge effect.
+        # base (so at least CARRY_IOS), CARRY_IOS or COUNT_CARRY_S of its base IOPS, the
+        # largest -- and two I/Os of edge effect.
         cap = t["burst"][0]
-        depth = max([1.0] + [worst[d] / (base[d] * window_s) for d in range(4) if base[d] > 0])
-        count_carry = max(cap * window_s, t["iops"] * window_s * depth, COUNT_CARRY_IOS, t["iops"] * COUNT_CARRY_S)
+        depth = max([1.0] + [carry[d] / (base[d] * window_s) for d in range(4) if base[d] > 0])
+        count_carry = max(cap * window_s, t["iops"] * window_s * depth, CARRY_IOS, t["iops"] * COUNT_CARRY_S)
         assert got["iops"] <= cap * 1.001 + (count_carry + 2) / measured_s, \
             f"{who}: {got['iops']} IOPS, cap {cap} IOPS"
-        slack = [(max(base[d] * window_s, worst[d]) + burst[d] * window_s) / measured_s for d in range(4)]
+        slack = [(carry[d] + burst[d] * window_s) / measured_s for d in range(4)]
         used_cpu = got["iops"] * cpu_per_io(t, got["mbps"] * 1e6 / got["iops"])
         assert used_cpu <= burst[0] * 1.01 + slack[0], f"{who}: {used_cpu:.0f} CPU ns/s, burst {burst[0]:.0f}"
         used_bytes = got["mbps"] * 1e6
@@ -439,10 +444,10 @@ def test_small_ios_get_the_iops_bought_not_more(tmp_path, sched):
         check_case(case, tmp_path, iops_cap=False)
 
 
-@pytest.mark.parametrize("i", [0, 1, 4])
+@pytest.mark.parametrize("i", [1, 4, 5])
 def test_random_cases_need_the_count_gate(tmp_path, i):
     """The randomized cases exercise the count gate: with it off (dpu.iops_cap: false, the envelope
-    alone) these three fail the IOPS bound (212 of the 300 quick cases do: docs/results.md).
+    alone) these three fail the IOPS bound (156 of the 300 quick cases do: docs/results.md).
     Catches a generator that stops drawing tenants whose sizes sit below their knee, which would
     let the property pass without the gate."""
     case = draw_case(i)
@@ -460,28 +465,93 @@ def issue_scenario(sched="bios", window_us=1000, extra_dpu=""):
     return text.replace("  reserved_share: 0.05\n", "  reserved_share: 0.05\n" + extra_dpu)
 
 
-def knee_case(seed, window_us, sched):
-    """One tenant held exactly at its knee: 14684 IOPS / 818 MB/s of 16, 64 and 256 KiB I/Os
-    (60/30/10 %, mean 55.7 kB = 818 MB/s / 14684 IOPS), reads and writes, base = burst."""
-    sizes = {16384: 0.6, 65536: 0.3, 262144: 0.1}
-    iops = 14684
-    mbps = round(iops * sum(s * p for s, p in sizes.items()) / 1e6, 6)
+KNEE_SIZES = {16384: 0.6, 65536: 0.3, 262144: 0.1}
+
+
+def knee_case(seed, window_us, sched, iops=14684):
+    """One tenant held exactly at its knee: `iops` of 16, 64 and 256 KiB I/Os (60/30/10 %), its
+    MB/s the IOPS times their mean, 55.7 kB (818 MB/s at 14684 IOPS), reads and writes, base =
+    burst, at a depth that asks more than its base at any latency up to 10 ms."""
+    mbps = round(iops * sum(s * p for s, p in KNEE_SIZES.items()) / 1e6, 6)
     t = {"name": "knee", "role": "held", "product": "A", "iops": iops, "mbps": mbps, "burst": (iops, mbps),
-         "sizes": sizes, "read_share": 0.5, "depth": 151, "contract": iops}
+         "sizes": KNEE_SIZES, "read_share": 0.5, "depth": math.ceil(iops * 0.010) + 4, "contract": iops}
     return {"seed": seed, "window_us": window_us, "scheduler": sched, "duration_ms": 2000, "warmup_ms": 400,
             "tenants": [t]}
 
 
-@pytest.mark.parametrize("seed", [1, 4])
-@pytest.mark.parametrize("window_us", [500, 1000])
+@pytest.mark.parametrize("iops", [2000, 5000, 14684])
+@pytest.mark.parametrize("window_us", [500, 1000, 5000])
 @pytest.mark.parametrize("sched", ["bios", "base"])
-def test_a_tenant_exactly_at_its_knee_gets_its_contract(tmp_path, seed, window_us, sched):
+def test_a_tenant_exactly_at_its_knee_gets_its_contract(tmp_path, iops, window_us, sched):
     """At its knee the count gate and the bytes bind by turns (the sizes vary), and the bucket that
-    is full while the other blocks loses what it accrues. With the count carry at most the cost
-    carry's windows (18.8 I/Os here) the tenant got 97.8-98.9 % of its IOPS and of its MB/s at
-    0.5-1 ms windows under bios and base; with 5 ms of its base IOPS (73 I/Os; kCountCarrySeconds)
-    it gets at least 99 %. check_case holds both the entitlement and the IOPS bound."""
-    check_case(knee_case(seed, window_us, sched), tmp_path)
+    is full while the other blocks loses what it accrues: a random walk of bytes - knee x count
+    between the two buckets' bounds, whose loss falls with the depth of both in I/Os of the mix.
+    With the count carry at 5 ms of the base (73 I/Os at 14684 IOPS) and the grant carry at one
+    1 MiB I/O (18.8 I/Os of the mix) the worst of six seeds was 99.2 % at 14684 IOPS but 97.2 %
+    at 2000 and 97.5 % at 5000; with both carries at kCarryIos = 128 I/Os at the knee every
+    case gets at least 99.1 % (docs/contracts.md, "Exactly at the knee"). check_case holds both
+    the entitlement and the IOPS bound, for six seeds each."""
+    for seed in range(1, 7):
+        check_case(knee_case(seed, window_us, sched, iops), tmp_path)
+
+
+def carry_neighbour_yaml(tmp_path, alone=False):
+    """A tenant that spends its whole grant carry at once beside two neighbours within their base
+    (1 ms windows, bios): `burster`, 5000 IOPS at the knee (278.5 MB/s, the mix above), replays a
+    trace that keeps it active with one 512 B read a window -- so it keeps its carry (an idle
+    tenant's decays by alpha a window) -- and every 40 ms offers forty 256 KiB reads at once
+    (10.5 MB, more than its carry, which refills in 26 ms); `steady`, 500 MB/s of 64 KiB reads
+    as an open loop within its base in every window (steady_rate_cap); `held`, 2000 MB/s of
+    64 KiB reads at a depth far above it. The bases fill 93 % of the 3000 MB/s limiter, within
+    what the capacity check allows (95 % after dpu.reserved_share)."""
+    trace = ["fio version 3 iolog", "0 b add", "0 b open"]
+    for start in range(0, 1000, 40):
+        trace += [f"{start * 1000} b read {k * 262144} 262144" for k in range(40)]
+        trace += [f"{us} b read 0 512" for us in range(start * 1000 + 1000, (start + 40) * 1000, 1000)]
+    (tmp_path / "burster.iolog").write_text("\n".join(trace) + "\n")
+    knee_mbps = 5000 * sum(s * p for s, p in KNEE_SIZES.items()) / 1e6
+    steady = {"product": "A", "iops": 7629, "mbps": 500.0, "sizes": {65536: 1.0}, "read_share": 1.0}
+    rate = round(steady_rate_cap(steady, 1000), 1)
+    text = scenario_yaml({"seed": 1, "duration_ms": 1000, "warmup_ms": 100, "scheduler": "bios", "window_us": 1000,
+                          "tenants": []})
+    text += (f"  - name: steady\n    product: A\n    base: {{iops: 7629, mbps: 500}}\n    burst: {{iops: 7629, mbps: 500}}\n"
+             f"    workload: {{mode: open, rate_iops: {rate}, sizes: {{64k: 1.0}}, read_share: 1.0, segments: 4}}\n"
+             "  - name: held\n    product: A\n    base: {iops: 30518, mbps: 2000}\n    burst: {iops: 30518, mbps: 2000}\n"
+             "    workload: {mode: closed, iodepth: 400, sizes: {64k: 1.0}, read_share: 1.0, segments: 4}\n")
+    if not alone:
+        text += (f"  - name: burster\n    product: A\n    base: {{iops: 5000, mbps: {knee_mbps}}}\n"
+                 f"    burst: {{iops: 5000, mbps: {knee_mbps}}}\n"
+                 "    workload: {mode: trace, trace: {file: burster.iolog, format: iolog3}, read_share: 0.5}\n")
+    return text, knee_mbps
+
+
+def test_a_neighbour_keeps_its_contract_beside_a_tenant_spending_its_whole_carry(tmp_path):
+    """The price of the knee carry (kCarryIos I/Os at the knee: 7.13 MB of limiter bytes for the
+    burster, where one 1 MiB I/O bounded it before): over any T a tenant is admitted at most its
+    base x T plus that carry, and here it is granted all of it in one window. The neighbours
+    within their base keep their contract -- steady is never deferred and completes every I/O,
+    held gets its 2000 MB/s -- because the bases fit the capacity less dpu.reserved_share and
+    the SA's queues absorb the burst: what it costs them is latency (steady's P99 205 us alone,
+    229 us beside the burster with the 1 MiB carry, 337 us with this one; docs/contracts.md).
+    Fails if the grant carry no longer reaches kCarryIos I/Os at the knee (the burster's largest
+    limiter grant of a window), or if a neighbour loses its contract to the burst."""
+    text, knee_mbps = carry_neighbour_yaml(tmp_path)
+    path = tmp_path / "s.yaml"
+    path.write_text(text)
+    result = run_sim(path, "--csv", tmp_path / "s.csv")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    got = {t["name"]: t for t in report["tenants"]}
+    carry_bytes = CARRY_IOS * knee_mbps * 1e6 / 5000
+    grants = [int(row.split(",")[8]) for row in (tmp_path / "s.csv").read_text().splitlines()[1:]
+              if row.split(",")[2] == "burster"]
+    assert max(grants) >= 0.99 * carry_bytes, (max(grants), carry_bytes)
+    assert got["steady"]["deferred_ios"] == 0, got["steady"]
+    assert got["steady"]["generated"] - got["steady"]["finished"] <= 2, got["steady"]
+    assert got["held"]["mbps"] >= 0.99 * 2000, got["held"]
+    assert all(u <= 1.01 for u in report["utilization"].values()), report["utilization"]
+    print(f"steady P99 {got['steady']['lat_us']['p99']} us, held {got['held']['mbps']} MB/s, "
+          f"burster's largest limiter grant {max(grants)} B")
 
 
 # Algorithm 1 as printed decays a steady tenant below base (line 7) until its allocation no longer

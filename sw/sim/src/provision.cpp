@@ -21,8 +21,6 @@ std::array<double, 4> capacity_per_s(const Dpu &d)
 
 namespace {
 
-// The fewest I/Os the IOPS cap's count carry holds (init_firmware, docs/contracts.md).
-constexpr double kCountCarryIos = 8;
 // The least of its base IOPS the count carry holds, in seconds (init_firmware, docs/contracts.md).
 constexpr double kCountCarrySeconds = 0.005;
 
@@ -160,7 +158,7 @@ bg_vec contract_vector(const Dpu &d, const Tenant &t, const Provision &pv, std::
     return v;
 }
 
-bg_vec carry_vector(const Dpu &d, const Tenant &t, const bg_vec &res_base)
+bg_vec carry_vector(const Dpu &d, const Tenant &t, const bg_vec &res_base, std::uint64_t window_ns)
 {
     bg_vec v = res_base;
     for (const bool write : {false, true}) {
@@ -168,6 +166,10 @@ bg_vec carry_vector(const Dpu &d, const Tenant &t, const bg_vec &res_base)
         for (unsigned k = 0; k < BG_COST_DIMS; k++)
             v.d[k] = std::max(v.d[k], c.d[k]);
     }
+    const double ios = t.base.iops * static_cast<double>(window_ns) / 1e9;  // base I/Os a window
+    if (ios > 0)
+        for (unsigned k = 0; k < BG_COST_DIMS; k++)
+            v.d[k] = std::max(v.d[k], sat32(std::ceil(res_base.d[k] * (kCarryIos / ios))));
     return v;
 }
 
@@ -357,7 +359,8 @@ void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmw
         const Tenant &t = sc.tenants[i];
         f.t[i].res_base = contract_vector(d, t, t.base, sc.window_ns);
         f.t[i].res_burst = contract_vector(d, t, t.burst, sc.window_ns);
-        f.carry_max[i] = carry_vector(d, t, f.t[i].res_base);
+        // Libra's DDRR takes no grant carry, only its deficit bound from this (as before the knee term).
+        f.carry_max[i] = carry_vector(d, t, f.t[i].res_base, sched == Scheduler::kDdrr ? 0 : sc.window_ns);
         if (sched != Scheduler::kDualBucket || sc.db.tenant_contracts)
             check_admissible(sc, i, f.t[i].res_base, f.t[i].res_burst, f.carry_max[i], warnings);
         f.t[i].mode = t.credit ? BG_BURST_CREDIT : BG_BURST_PAID;
@@ -417,7 +420,7 @@ void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmw
         // I/O of the costliest tenant (window.h): nothing at the usual window lengths, so
         // WildCBS stays as printed, and short windows still admit the largest I/O.
         for (std::size_t i = 0; i < n; i++) {
-            const bg_vec one = carry_vector(d, sc.tenants[i], bg_vec{});
+            const bg_vec one = carry_vector(d, sc.tenants[i], bg_vec{}, 0);
             for (unsigned k = 0; k < BG_COST_DIMS; k++)
                 if (one.d[k] > total.d[k])
                     cfg.global_carry_max.d[k] = std::max(cfg.global_carry_max.d[k], one.d[k] - total.d[k]);
@@ -433,20 +436,22 @@ void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmw
         //
         // The count a window leaves unused carries (window.h), up to the largest of: one window's
         // count; with the grant carry on, D windows of the base count when the cost carry holds
-        // D > 1 windows of base (one 1 MiB I/O costs more than a window of base: the count
-        // accrued while its bytes accrue); kCountCarryIos I/Os; and kCountCarrySeconds of its
-        // base IOPS. Over any T the tenant is admitted at most IOPS x T + that carry
-        // (docs/contracts.md). Why the last three: near the knee the count and the bytes bind by
-        // turns, and the bucket that is full while the other one blocks loses what it accrues.
-        // A tenant of 877 IOPS / 665 MB/s doing 1 MiB and 512 B I/Os in 250 us windows (0.22
-        // I/Os a window) got 82 % of its IOPS with one window's count carried, 86 % with D = 6.3
-        // windows (1.4 I/Os): a run of 512 B I/Os then empties the count while the bytes
-        // overflow. With 5.5 I/Os or more it got its whole MB/s, as without the gate. A tenant
-        // held exactly at its knee, 14684 IOPS / 818 MB/s of 16, 64 and 256 KiB I/Os (60/30/10 %)
-        // in 0.5-1 ms windows, got 97.8-98.9 % of both with D windows (18.8 I/Os) and at least
-        // 99.2 % with 5 ms (73 I/Os): what a count bucket loses there falls with its depth in
-        // I/Os, and 5 ms of the base is a looser cap over short intervals that no neighbour
-        // pays for (the cost vector, not the count, guards the shared resources).
+        // D > 1 windows of base (the count accrued while its bytes accrue; the cost carry holds
+        // kCarryIos I/Os at the knee, so this is at least kCarryIos); kCarryIos I/Os; and
+        // kCountCarrySeconds of its base IOPS. Over any T the tenant is admitted at most IOPS x T
+        // + that carry (docs/contracts.md). Why the last three: near the knee the count and the
+        // bytes bind by turns, and the bucket that is full while the other one blocks loses what
+        // it accrues. A tenant of 877 IOPS / 665 MB/s doing 1 MiB and 512 B I/Os in 250 us
+        // windows (0.22 I/Os a window) got 82 % of its IOPS with one window's count carried, 86 %
+        // with D = 6.3 windows (1.4 I/Os): a run of 512 B I/Os then empties the count while the
+        // bytes overflow. A tenant held exactly at its knee (16, 64 and 256 KiB I/Os, 60/30/10 %)
+        // loses what either bucket accrues while the other blocks, a random walk of bytes - knee x
+        // count between the two bounds, so the loss falls with the depth of both in I/Os of the
+        // mix: with the cost carry at one 1 MiB I/O (18.8 I/Os of the mix) it got 97.2 % at 2000
+        // IOPS and 97.5 % at 5000; the count alone at 96-384 I/Os gave 99.6 % and at most
+        // 98.65 % (the byte bucket then loses it); both at kCarryIos, at least 99.1 %.
+        // The count's depth costs only a looser cap over short intervals (the cost vector, not
+        // the count, guards the shared resources); the cost carry's is what neighbours absorb.
         f.count_q16.assign(n, 0);
         f.count_have.assign(n, 0);
         f.count_carry_max.assign(n, 0);
@@ -460,7 +465,7 @@ void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmw
                 for (unsigned k = 0; k < BG_COST_DIMS; k++)
                     if (f.t[i].res_base.d[k] > 0)
                         depth = std::max(depth, double(f.carry_max[i].d[k]) / f.t[i].res_base.d[k]);
-            const double most = std::max({q, t.base.iops * w_s * 65536.0 * depth, kCountCarryIos * 65536.0,
+            const double most = std::max({q, t.base.iops * w_s * 65536.0 * depth, kCarryIos * 65536.0,
                                           t.base.iops * kCountCarrySeconds * 65536.0});
             f.count_carry_max[i] = most < 1.8e19 ? static_cast<std::uint64_t>(most) : UINT64_MAX;
         }

@@ -45,11 +45,19 @@ double contract_ios_per_s(const Provision &pv, std::uint32_t size);
 // envelope max over sizes and read/write of entitlement(size) x cost(size) x window, from the
 // estimator's own table, rounded up. It peaks at the knee size mbps / iops.
 bg_vec contract_vector(const Dpu &d, const Tenant &t, const Provision &pv, std::uint64_t window_ns);
-// The firmware's grant carry cap (window.h), per dimension the larger of one window of base
-// (res_base) and the cost of one kContractMaxSize I/O, read or write: a tenant's bucket then
-// holds two windows of base, enough for Poisson arrivals within base to pass undeferred, and
-// always one largest I/O, which a base below one such I/O per window could not admit otherwise.
-bg_vec carry_vector(const Dpu &d, const Tenant &t, const bg_vec &res_base);
+// The depth of both of a tenant's carries, the grant carry's and the count carry's, in I/Os of
+// its knee size (docs/contracts.md, "Exactly at the knee"): a tenant held at its knee loses what
+// one bucket accrues while the other blocks, and that loss falls with the depth of both buckets
+// in I/Os, whatever the rate or the window.
+inline constexpr double kCarryIos = 128;
+// The firmware's grant carry cap (window.h), per dimension the largest of one window of base
+// (res_base), the cost of one kContractMaxSize I/O, read or write, and -- when window_ns > 0 --
+// kCarryIos times the base's cost per I/O, res_base / (base IOPS x window) (the cost of one I/O
+// at the knee, as credit_ref). A tenant's bucket then holds two windows of base, enough for
+// Poisson arrivals within base to pass undeferred; always one largest I/O, which a base below
+// one such I/O per window could not admit otherwise; and kCarryIos I/Os at the knee.
+// window_ns 0 leaves the knee term out (Libra's deficit bound, which is no grant carry).
+bg_vec carry_vector(const Dpu &d, const Tenant &t, const bg_vec &res_base, std::uint64_t window_ns);
 // One I/O credit as a cost vector: the base vector's share of one I/O (res_base / base IOPS).
 bg_vec credit_ref(const Dpu &d, const Tenant &t, std::uint64_t window_ns);
 
