@@ -167,9 +167,15 @@ bg_vec carry_vector(const Dpu &d, const Tenant &t, const bg_vec &res_base, std::
             v.d[k] = std::max(v.d[k], c.d[k]);
     }
     const double ios = t.base.iops * static_cast<double>(window_ns) / 1e9;  // base I/Os a window
-    if (ios > 0)
+    if (ios > 0) {
+        // The knee term, at most kCarryCapacitySeconds of the device's capacity: what a tenant
+        // spending its whole carry at once can queue ahead of its neighbours. A large knee
+        // (case 204's 758 kB: 97 MB, 32 ms of a 3 GB/s limiter) would carry far more.
+        const std::array<double, 4> cap = capacity_per_s(d);
         for (unsigned k = 0; k < BG_COST_DIMS; k++)
-            v.d[k] = std::max(v.d[k], sat32(std::ceil(res_base.d[k] * (kCarryIos / ios))));
+            v.d[k] = std::max(v.d[k], sat32(std::min(std::ceil(res_base.d[k] * (kCarryIos / ios)),
+                                                     cap[k] * kCarryCapacitySeconds)));
+    }
     return v;
 }
 

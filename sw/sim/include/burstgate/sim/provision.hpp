@@ -50,6 +50,9 @@ bg_vec contract_vector(const Dpu &d, const Tenant &t, const Provision &pv, std::
 // one bucket accrues while the other blocks, and that loss falls with the depth of both buckets
 // in I/Os, whatever the rate or the window.
 inline constexpr double kCarryIos = 128;
+// The grant carry's knee term never holds more than this much of the device's capacity (per
+// dimension): a bound on what one tenant's carry, spent at once, queues ahead of others.
+inline constexpr double kCarryCapacitySeconds = 0.005;
 // The firmware's grant carry cap (window.h), per dimension the largest of one window of base
 // (res_base), the cost of one kContractMaxSize I/O, read or write, and -- when window_ns > 0 --
 // kCarryIos times the base's cost per I/O, res_base / (base IOPS x window) (the cost of one I/O
