@@ -26,8 +26,8 @@ from burstgate.testing import StreamPattern
 from burstgate.testing.verilator import run_cocotb
 
 IO, TICK, SET_THRESHOLD, SET_STEADY, REOFFER, SET_UNIT = 0, 1, 2, 3, 4, 5
-#: Sizes around the sector boundaries and the SIZE_BITS mask (the last wraps to 0).
-SIZES = (0, 1, 511, 512, 513, 4096, 8192, 16384, 32768, 65536, 131072, (1 << 24) - 1, 1 << 24)
+#: Sizes around the sector boundaries, up to the largest the SIZE_BITS port carries.
+SIZES = (0, 1, 511, 512, 513, 4096, 8192, 16384, 32768, 65536, 131072, (1 << 24) - 1)
 LATENCY = 2  # cycles, as SegmentMonitor documents
 
 
