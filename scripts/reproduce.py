@@ -36,6 +36,7 @@ import reproduce_calcspar  # noqa: E402
 import reproduce_libra  # noqa: E402
 import reproduce_stillwater  # noqa: E402
 import reproduce_segmon  # noqa: E402
+import reproduce_segunit  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SCEN = ROOT / "scenarios"
@@ -700,6 +701,11 @@ EXPERIMENTS = {
     # Still Water §4.2's monitor counting requests (scripts/reproduce_segmon.py): R and N.
     "stillwater_threshold": Experiment(lambda run: reproduce_segmon.threshold(run, load),
                                        lambda r: reproduce_segmon.threshold_md(r, pct), None),
+    # Still Water §4.2's monitor counting requests or bytes (scripts/reproduce_segunit.py).
+    "stillwater_unit": Experiment(lambda run: reproduce_segunit.units(run, load),
+                                  lambda r: reproduce_segunit.units_md(r, pct), None),
+    "stillwater_unit_threshold": Experiment(lambda run: reproduce_segunit.unit_threshold(run, load),
+                                            lambda r: reproduce_segunit.unit_threshold_md(r, pct), None),
 }
 
 

@@ -160,6 +160,7 @@ class Core(wiring.Component):
             segmon.i.payload.segment.eq(cost.o.payload.desc.segment),
             segmon.i.payload.tag.eq(cost.o.payload.desc.tag),
             segmon.i.payload.count.eq(~cost.o.payload.desc.reoffer),
+            segmon.i.payload.size.eq(cost.o.payload.desc.size),
             cost.o.ready.eq(segmon.i.ready & beside.w_rdy),
             beside.w_data.eq(cost.o.payload),
             beside.w_en.eq(cost.o.valid & cost.o.ready),
@@ -328,7 +329,8 @@ class Core(wiring.Component):
 
         # SEGMON.
         sm = csr["SEGMON"]
-        m.d.comb += [segmon.hot_threshold.eq(sm.hot_threshold), segmon.steady_intervals.eq(sm.steady_windows)]
+        m.d.comb += [segmon.hot_threshold.eq(sm.hot_threshold), segmon.steady_intervals.eq(sm.steady_windows),
+                     segmon.unit.eq(sm.unit)]
 
         # LB: the egress sets live here; the LFSR is loaded with bg_lfsr_seed(0) after reset,
         # the model's LB.SEED reset.

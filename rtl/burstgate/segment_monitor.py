@@ -29,11 +29,13 @@ SegmentEntry = data.StructLayout({
 #: An I/O to classify. ``tag`` is carried through untouched so the consumer can pair the
 #: verdict with its descriptor. ``count`` is 0 for an I/O the host offers again after a
 #: deferral: Still Water §4.2 counts "the volume of requests served by a segment", so a
-#: request is counted once, however often it is re-offered.
+#: request is counted once, however often it is re-offered. ``size`` (bytes) is what a
+#: counted I/O adds under the sector unit, ``ceil(size / 512)``.
 SegmentIo = data.StructLayout({
     "segment": unsigned(_SEGMENT_BITS),
     "tag":     unsigned(C["TAG_BITS"]),
     "count":   unsigned(1),
+    "size":    unsigned(C["SIZE_BITS"]),
 })
 
 #: The verdict for one I/O, in input order.
@@ -49,14 +51,15 @@ class SegmentMonitor(wiring.Component):
 
     Per I/O to segment ``s`` in interval ``t`` the entry ``e = ram[s]`` is rolled forward if
     its stamp is older (``hold -= t - stamp`` saturating at 0, ``count = 0``, ``stamp = t``);
-    then, if the I/O is counted (``i.payload.count``), ``count`` is incremented (saturating
-    at 65535) and ``hold = N + 1`` if ``count > R``; every I/O is hot iff ``hold != 0``. A
-    counted I/O is counted before it is classified; an uncounted one (a re-offer) only rolls
-    the entry forward, so a re-offered I/O of a hot segment is still hot.
+    then, if the I/O is counted (``i.payload.count``), ``sum = count + add`` with ``add`` 1
+    (``unit`` requests) or ``ceil(size / 512)`` (``unit`` sectors), ``count = min(sum,
+    65535)``, and ``hold = N + 1`` if ``R != 65535`` and ``sum > R``; every I/O is hot iff
+    ``hold != 0``. A counted I/O is counted before it is classified; an uncounted one (a
+    re-offer) only rolls the entry forward, so a re-offered I/O of a hot segment is still hot.
 
     Pipeline (II = 1, stalls only when ``o`` is held):
 
-    * cycle 0: the I/O is accepted; the RAM is read; ``t``, R and N are sampled;
+    * cycle 0: the I/O is accepted; the RAM is read; ``t``, N and ``R - add`` are sampled;
     * cycle 1: the old entry (forwarded, see below) is updated; the result is registered;
     * cycle 2: the entry is written back and the verdict is on ``o``.
 
@@ -86,7 +89,10 @@ class SegmentMonitor(wiring.Component):
         Interval tick, one cycle high: I/Os accepted after this cycle belong to the next
         interval; an I/O accepted in the tick's own cycle belongs to the ending one.
     hot_threshold : In(16)
-        R. Sampled when an I/O is accepted (a change applies to later I/Os).
+        R, in ``unit`` per interval. Sampled when an I/O is accepted (a change applies to
+        later I/Os).
+    unit : In(1)
+        ``SEGMON_UNIT_REQUESTS`` or ``SEGMON_UNIT_SECTORS``. Sampled when an I/O is accepted.
     steady_intervals : In(8)
         N, 0..254; 255 acts as 254 (the model rejects it; ``hold`` is 8 bits wide).
         Sampled when an I/O is accepted.
@@ -110,6 +116,7 @@ class SegmentMonitor(wiring.Component):
             "o": Out(stream.Signature(SegmentVerdict)),
             "tick": In(1),
             "hot_threshold": In(_COUNT_BITS),
+            "unit": In(1),
             "steady_intervals": In(_HOLD_BITS),
             "interval": Out(_STAMP_BITS),
         })
@@ -137,14 +144,30 @@ class SegmentMonitor(wiring.Component):
         s1_valid = Signal()
         s1_io = Signal(SegmentIo)
         s1_t = Signal(_STAMP_BITS)
-        s1_r = Signal(_COUNT_BITS)
         s1_hold_set = Signal(_HOLD_BITS)   # N + 1, clamped to 255
+        # What a counted I/O adds, and R - add: sum > R is "add > R" (the borrow) in a fresh
+        # interval and "count > R - add" otherwise, so cycle 1 compares the old count against
+        # a register instead of waiting for its sum.
+        size = self.i.payload.size
+        shift = C["SEGMON_SECTOR_SHIFT"]
+        add = Signal(_COUNT_BITS)
+        m.d.comb += add.eq(Mux(self.unit == C["SEGMON_UNIT_SECTORS"],
+                               size[shift:] + (size[:shift] != 0), 1))
+        r_minus = Signal(_COUNT_BITS + 1)
+        m.d.comb += r_minus.eq(self.hot_threshold - add)
+        s1_add = Signal(_COUNT_BITS)
+        s1_lim = Signal(_COUNT_BITS)     # R - add, when add <= R
+        s1_always = Signal()             # add > R: any count exceeds it
+        s1_never = Signal()              # R = 65535: hot marking off
         with m.If(advance):
             m.d.sync += [
                 s1_valid.eq(self.i.valid),
                 s1_io.eq(self.i.payload),
                 s1_t.eq(self.interval),
-                s1_r.eq(self.hot_threshold),
+                s1_add.eq(add),
+                s1_lim.eq(r_minus[:_COUNT_BITS]),
+                s1_always.eq(r_minus[_COUNT_BITS]),
+                s1_never.eq(self.hot_threshold == (1 << _COUNT_BITS) - 1),
                 s1_hold_set.eq(Mux(self.steady_intervals > _MAX_STEADY, _MAX_STEADY + 1,
                                    self.steady_intervals + 1)),
             ]
@@ -191,12 +214,12 @@ class SegmentMonitor(wiring.Component):
             m.d.comb += rolled_hold.eq(Mux(decayed, old.hold - elapsed, 0))
         count_max = (1 << _COUNT_BITS) - 1
         counted = s1_io.count
-        count = Mux(counted & (rolled_count != count_max), rolled_count + 1, rolled_count)
-        # count > R without waiting for the increment: rolled + 1 > R is rolled >= R, except
-        # that the count saturates (65535 > 65535 is false).
+        total = Signal(_COUNT_BITS + 1)
+        m.d.comb += total.eq(rolled_count + s1_add)
+        count = Mux(counted, Mux(total[_COUNT_BITS], count_max, total[:_COUNT_BITS]), rolled_count)
+        # sum > R without waiting for the sum: rolled is 0 in a fresh interval.
         over = Signal()
-        m.d.comb += over.eq(counted & Mux(same, old.count >= s1_r, s1_r == 0)
-                            & ~(same & (old.count == count_max) & (s1_r == count_max)))
+        m.d.comb += over.eq(counted & ~s1_never & (s1_always | (same & (old.count > s1_lim))))
         m.d.comb += [
             new.stamp.eq(s1_t),
             new.count.eq(count),

@@ -34,7 +34,7 @@ void BM_SegmentMonitorOnIo(benchmark::State &state)
     std::uint32_t i = 0;
     std::uint64_t hot = 0;
     for (auto _ : state) {
-        const bool h = mon.on_io(seg[i & (kDraws - 1)], true);
+        const bool h = mon.on_io(seg[i & (kDraws - 1)], true, 4096);
         hot += h;
         if (++i % kIosPerInterval == 0)
             mon.tick();

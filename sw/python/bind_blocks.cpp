@@ -52,8 +52,11 @@ void at_event(const char *where, std::size_t n, F &&f)
 }
 
 // --- segment monitor -------------------------------------------------------------------------
-// kSegReoffer: an I/O on_io does not count (the descriptor's reoffer bit).
-enum SegEvent : std::int64_t { kSegIo = 0, kSegTick = 1, kSegSetThreshold = 2, kSegSetSteady = 3, kSegReoffer = 4 };
+// kSegReoffer: an I/O on_io does not count (the descriptor's reoffer bit). An IO's or REOFFER's
+// argument is segment | size << 16 (size in bytes, 0..2**32-1).
+enum SegEvent : std::int64_t {
+    kSegIo = 0, kSegTick = 1, kSegSetThreshold = 2, kSegSetSteady = 3, kSegReoffer = 4, kSegSetUnit = 5
+};
 
 std::vector<bool> seg_run(bg::SegmentMonitor &sm, const Ints &kinds, const Ints &args)
 {
@@ -64,7 +67,16 @@ std::vector<bool> seg_run(bg::SegmentMonitor &sm, const Ints &kinds, const Ints 
             switch (kinds[n]) {
             case kSegIo:
             case kSegReoffer:
-                hot.push_back(sm.on_io(arg<std::uint16_t>(args[n]), kinds[n] == kSegIo));
+            {
+                const std::int64_t a = args[n];
+                if (a < 0 || a >= (std::int64_t{1} << 48))
+                    throw std::invalid_argument("segment | size << 16 out of range: " + std::to_string(a));
+                hot.push_back(sm.on_io(static_cast<std::uint16_t>(a & 0xFFFF), kinds[n] == kSegIo,
+                                       static_cast<std::uint32_t>(a >> 16)));
+                break;
+            }
+            case kSegSetUnit:
+                sm.set_unit(arg<std::uint32_t>(args[n]));
                 break;
             case kSegTick:
                 sm.tick();
@@ -180,15 +192,16 @@ void bg::py::bind_blocks(nb::module_ &m)
         "intervals at or below R.");
     seg.def(nb::init<std::uint16_t, std::uint32_t>(), "hot_threshold"_a, "steady_intervals"_a,
             "ValueError when steady_intervals exceeds 254.")
-        .def("on_io", &bg::SegmentMonitor::on_io, "segment"_a, "counted"_a = true,
+        .def("on_io", &bg::SegmentMonitor::on_io, "segment"_a, "counted"_a = true, "size"_a = 0,
              "The per-I/O read-modify-write; whether the segment is hot for this I/O. counted=False "
-             "(a re-offer) classifies without counting.")
+             "(a re-offer) classifies without counting; size (bytes) is what a counted I/O adds under "
+             "the sector unit.")
         .def(
             "on_io_many",
             [](bg::SegmentMonitor &sm, const std::vector<std::uint16_t> &segments) {
                 std::vector<bool> hot(segments.size());
                 for (std::size_t n = 0; n < segments.size(); n++)
-                    hot[n] = sm.on_io(segments[n], true);
+                    hot[n] = sm.on_io(segments[n], true, 0);
                 return hot;
             },
             "segments"_a, "on_io (counted) for each segment in order; a list of bools.")
@@ -198,6 +211,12 @@ void bg::py::bind_blocks(nb::module_ &m)
         .def_prop_rw("hot_threshold", &bg::SegmentMonitor::hot_threshold, &bg::SegmentMonitor::set_hot_threshold)
         .def_prop_rw("steady_intervals", &bg::SegmentMonitor::steady_intervals,
                      &bg::SegmentMonitor::set_steady_intervals)
+        .def_prop_rw("unit", &bg::SegmentMonitor::unit, &bg::SegmentMonitor::set_unit,
+                     "SEGMON.UNIT: UNIT_REQUESTS or UNIT_SECTORS.")
+        .def_static("sectors_of", &bg::SegmentMonitor::sectors_of, "size"_a,
+                    "What a counted I/O of size bytes adds under the sector unit.")
+        .def_static("threshold_from_bytes", &bg::SegmentMonitor::threshold_from_bytes, "bytes"_a,
+                    "R in sectors from a threshold in bytes per interval (saturates at 65535).")
         .def(
             "entry",
             [](const bg::SegmentMonitor &sm, std::uint16_t s) {
@@ -206,13 +225,17 @@ void bg::py::bind_blocks(nb::module_ &m)
             },
             "segment"_a, "The segment's RAM entry as (stamp, count, hold).")
         .def("run", &seg_run, "kinds"_a, "args"_a,
-             "Replay an ordered event log: IO(segment), TICK, SET_THRESHOLD(r), SET_STEADY(n). Returns the hot bit "
+             "Replay an ordered event log: IO(segment | size << 16), REOFFER(same), TICK, SET_THRESHOLD(r), "
+             "SET_STEADY(n), SET_UNIT(u). Returns the hot bit "
              "of every IO in order. ValueError names the first bad event.");
     seg.attr("IO") = static_cast<std::int64_t>(kSegIo);
     seg.attr("TICK") = static_cast<std::int64_t>(kSegTick);
     seg.attr("SET_THRESHOLD") = static_cast<std::int64_t>(kSegSetThreshold);
     seg.attr("SET_STEADY") = static_cast<std::int64_t>(kSegSetSteady);
     seg.attr("REOFFER") = static_cast<std::int64_t>(kSegReoffer);
+    seg.attr("SET_UNIT") = static_cast<std::int64_t>(kSegSetUnit);
+    seg.attr("UNIT_REQUESTS") = BG_SEGMON_UNIT_REQUESTS;
+    seg.attr("UNIT_SECTORS") = BG_SEGMON_UNIT_SECTORS;
     seg.attr("SEGMENTS") = bg::SegmentMonitor::kSegments;
     seg.attr("MAX_STEADY_INTERVALS") = bg::SegmentMonitor::kMaxSteadyIntervals;
 

@@ -90,7 +90,8 @@ def base_scenario():
                   "unit": "vop"},
         "dualbucket": {"hot_threshold_iops": "2000", "steady_intervals": "5", "cheque_share": "0.2", "alpha": "8000",
                        "percentile": "0.95", "headroom_mbps": "330", "mu_mbps": "24000", "main_share": "1.0",
-                       "tenant_contracts": "true", "reoffer": "fifo"},
+                       "tenant_contracts": "true", "reoffer": "fifo", "monitor_unit": "bytes",
+                       "hot_threshold_bps": "8192000"},
         "tenants": [
             {"name": "victim", "product": "B", "base": {"iops": "20000", "mbps": "200"},
              "burst": {"iops": "60000", "mbps": "600"}, "burst_mode": "paid", "burst_credits": "0", "queues": "1",
@@ -163,6 +164,8 @@ KEYS = [
     ("dualbucket.headroom_mbps", "int", 0, 2**30), ("dualbucket.mu_mbps", "int", 1, 2**30),
     ("dualbucket.main_share", "num", 1e-9, 1), ("dualbucket.tenant_contracts", "bool", None, None),
     ("dualbucket.reoffer", "enum", ("fifo", "steady_first"), None),
+    ("dualbucket.monitor_unit", "enum", ("requests", "bytes"), None),
+    ("dualbucket.hot_threshold_bps", "num", 0, 1e13),
     (f"{T0}.product", "enum", ("A", "B"), None), (f"{T0}.base.iops", "num", 0, 1e9),
     (f"{T0}.base.mbps", "num", 0, 1e7), (f"{T0}.burst.iops", "num", 0, 1e9), (f"{T0}.burst.mbps", "num", 0, 1e7),
     (f"{T0}.burst_mode", "enum", ("paid", "credit"), None), (f"{T0}.burst_credits", "int", 0, 2**32 - 1),
@@ -284,6 +287,8 @@ def scenario_cases():
     # Cross-field rules.
     cross = [
         ("warmup-ge-duration", with_value("warmup_ms", "5"), "warmup_ms"),
+        # R in bytes while the monitor counts requests: refused, not silently ignored.
+        ("bps-without-bytes", with_value("dualbucket.monitor_unit", "requests"), "dualbucket.hot_threshold_bps"),
         ("stop-before-start", with_value(f"{T0}.workload.start_ms", "4", with_value(f"{T0}.workload.stop_ms", "2")), f"{T0}.workload.stop_ms"),
         ("burst-below-base", with_value(f"{T0}.burst.iops", "10"), f"{T0}.burst"),
         ("hot-gt-segments", with_value(f"{T0}.workload.hot_segments", "9"), f"{T0}.workload.hot_segments"),

@@ -234,9 +234,14 @@ def test_register_and_tick_timing(bg_model):
     assert got == [int(w) for w in want] == [0, 1, 1, 1, 1, 1]
 
 
-def random_run(dut, rng, count, source, sink):
-    """Drive ``count`` I/Os cycle by cycle with random ticks and register changes; return
-    the event log in the order the RTL applied it, and the verdicts."""
+#: Sizes around the sector boundaries and the SIZE_BITS mask (the top one wraps to 0).
+SIZES = (0, 1, 511, 512, 513, 4096, 8192, 16384, 32768, 65536, 131072, (1 << 24) - 1, 1 << 24)
+
+
+def random_run(dut, rng, count, source, sink, unit=0):
+    """Drive ``count`` I/Os cycle by cycle with random sizes, ticks and register changes
+    (R, N and the unit); return the event log in the order the RTL applied it, and the
+    verdicts."""
     src = StreamPattern(source, seed=rng.getrandbits(32))
     snk = StreamPattern(sink, seed=rng.getrandbits(32))
     hot_segs = [rng.randrange(dut.segments) for _ in range(3)]
@@ -247,24 +252,31 @@ def random_run(dut, rng, count, source, sink):
         log[1].append(arg)
 
     async def tb(ctx):
-        sent, holding, r, n = 0, False, 2, 1
+        sent, holding, r, n, u = 0, False, 2, 1, unit
         ctx.set(dut.hot_threshold, r)
         ctx.set(dut.steady_intervals, n)
+        ctx.set(dut.unit, u)
         while len(verdicts) < count:
             if rng.random() < 0.01:
-                r = rng.choice([0, 1, 2, 3, 8, 65535])
+                r = rng.choice([0, 1, 2, 3, 8, 40, 128, 1000, 65534, 65535])
                 ctx.set(dut.hot_threshold, r)
                 event(SET_THRESHOLD, r)
             if rng.random() < 0.01:
                 n = rng.choice([0, 1, 2, 5, 254])
                 ctx.set(dut.steady_intervals, n)
                 event(SET_STEADY, n)
+            if rng.random() < 0.005:
+                u = 1 - u
+                ctx.set(dut.unit, u)
+                event(SET_UNIT, u)
             if not holding:
                 offer = sent < count and src()
                 if offer:
                     seg = rng.choice(hot_segs) if rng.random() < 0.6 else rng.randrange(dut.segments)
                     counted = int(rng.random() < 0.7)  # 30 % re-offers
-                    ctx.set(dut.i.payload, {"segment": seg, "tag": sent & 0xFFFF, "count": counted})
+                    size = rng.choice(SIZES) if rng.random() < 0.5 else rng.randrange(1 << 17)
+                    ctx.set(dut.i.payload, {"segment": seg, "tag": sent & 0xFFFF, "count": counted,
+                                            "size": size})
                 ctx.set(dut.i.valid, offer)
             t = rng.random() < 0.03
             ctx.set(dut.tick, t)
@@ -272,7 +284,8 @@ def random_run(dut, rng, count, source, sink):
             valid = ctx.get(dut.i.valid)
             accepted = valid and ctx.get(dut.i.ready)
             if accepted:
-                event(IO if ctx.get(dut.i.payload.count) else REOFFER, ctx.get(dut.i.payload.segment))
+                event(IO if ctx.get(dut.i.payload.count) else REOFFER,
+                      ctx.get(dut.i.payload.segment) | ctx.get(dut.i.payload.size) << 16)
                 sent += 1
             holding = valid and not accepted
             if t:
@@ -286,29 +299,79 @@ def random_run(dut, rng, count, source, sink):
     return log, verdicts
 
 
-IO, TICK, SET_THRESHOLD, SET_STEADY, REOFFER = 0, 1, 2, 3, 4
+IO, TICK, SET_THRESHOLD, SET_STEADY, REOFFER, SET_UNIT = 0, 1, 2, 3, 4, 5
 
 
-@pytest.mark.parametrize("source,sink", [("always", "always"), ("random", "random"),
-                                         ("bursty", "always"), ("always", "bursty")])
-def test_random_against_model(bg_model, source, sink):
+@pytest.mark.parametrize("source,sink,unit", [("always", "always", 0), ("random", "random", 0),
+                                              ("bursty", "always", 1), ("always", "bursty", 1)])
+def test_random_against_model(bg_model, source, sink, unit):
     """Random streams over a 16-entry RAM (dense same-segment hazards, 1% register changes,
-    3% ticks, 30% re-offers) with idle and backpressure: every verdict equals the model's, in order, with
-    the segment and tag it was sent with. Catches forwarding or write-enable errors that
-    only show under stalls (a held pipeline that writes twice or forwards a stale entry)."""
-    assert (bg_model.SegmentMonitor.IO, bg_model.SegmentMonitor.TICK, bg_model.SegmentMonitor.SET_THRESHOLD,
-            bg_model.SegmentMonitor.SET_STEADY, bg_model.SegmentMonitor.REOFFER) == (IO, TICK, SET_THRESHOLD,
-                                                                                     SET_STEADY, REOFFER)
-    rng = random.Random(f"segmon-{source}-{sink}")
+    0.5% unit flips, random sizes, 3% ticks, 30% re-offers) with idle and backpressure, starting
+    in either unit: every verdict equals the model's, in order, with the segment and tag it was
+    sent with. Catches forwarding or write-enable errors that only show under stalls (a held
+    pipeline that writes twice or forwards a stale entry), and a sector count that differs from
+    the model's (rounding, saturation, the SIZE_BITS mask)."""
+    SM = bg_model.SegmentMonitor
+    assert (SM.IO, SM.TICK, SM.SET_THRESHOLD, SM.SET_STEADY, SM.REOFFER, SM.SET_UNIT) == (
+        IO, TICK, SET_THRESHOLD, SET_STEADY, REOFFER, SET_UNIT)
+    rng = random.Random(f"segmon-{source}-{sink}-{unit}")
     dut = SegmentMonitor(segments=16)
     count = 1500
-    (kinds, args), verdicts = random_run(dut, rng, count, source, sink)
+    (kinds, args), verdicts = random_run(dut, rng, count, source, sink, unit)
     model = bg_model.SegmentMonitor(2, 1)
+    model.unit = unit
     want = model.run(kinds, args)
-    ios = [a for k, a in zip(kinds, args) if k in (IO, REOFFER)]
+    ios = [a & 0xFFFF for k, a in zip(kinds, args) if k in (IO, REOFFER)]
     assert len(verdicts) == len(want) == count
     assert [v[0] for v in verdicts] == ios
     assert [v[1] for v in verdicts] == [n & 0xFFFF for n in range(count)]
     mismatches = [n for n, (v, w) in enumerate(zip(verdicts, want)) if v[2] != int(w)]
     assert not mismatches, f"{len(mismatches)} verdicts differ, first at I/O {mismatches[0]}"
     assert any(want) and not all(want)  # the stream exercised both verdicts
+
+
+def test_sector_unit_counts_bytes(bg_model):
+    """UNIT = sectors, R = 40 (20 KiB per interval): five 4 KiB I/Os are not above it, the
+    sixth is; one 24 KiB I/O is at once; a 20 KiB + 1 byte I/O is 41 sectors (a partial sector
+    counts whole); requests unit on the same stream counts 1 each. Catches counting requests
+    under ``bytes``, a floor instead of a ceiling, and ``>=`` for ``>``."""
+    dut = SegmentMonitor(segments=16)
+    seen = {}
+
+    async def send(ctx, seg, sizes):
+        got = []
+        ctx.set(dut.o.ready, 1)
+        for z in sizes:
+            ctx.set(dut.i.valid, 1)
+            ctx.set(dut.i.payload, {"segment": seg, "tag": 0, "count": 1, "size": z})
+            await ctx.tick()
+            if ctx.get(dut.o.valid):
+                got.append(ctx.get(dut.o.payload.hot))
+        ctx.set(dut.i.valid, 0)
+        while len(got) < len(sizes):
+            await ctx.tick()
+            if ctx.get(dut.o.valid):
+                got.append(ctx.get(dut.o.payload.hot))
+        return got
+
+    async def tb(ctx):
+        ctx.set(dut.hot_threshold, 40)
+        ctx.set(dut.steady_intervals, 0)
+        ctx.set(dut.unit, 1)
+        seen["4k"] = await send(ctx, 1, [4096] * 6)
+        seen["24k"] = await send(ctx, 2, [24576])
+        seen["20k+1"] = await send(ctx, 3, [20481])
+        seen["20k"] = await send(ctx, 4, [20480])
+        ctx.set(dut.unit, 0)
+        seen["req"] = await send(ctx, 5, [1 << 20] * 3)
+
+    simulate(dut, tb)
+    assert seen["4k"] == [0, 0, 0, 0, 0, 1]
+    assert seen["24k"] == [1] and seen["20k+1"] == [1] and seen["20k"] == [0]
+    assert seen["req"] == [0, 0, 0]
+    m = bg_model.SegmentMonitor(40, 0)
+    m.unit = bg_model.SegmentMonitor.UNIT_SECTORS
+    assert [m.on_io(1, size=4096) for _ in range(6)] == [False] * 5 + [True]
+    assert m.on_io(3, size=20481) and not m.on_io(4, size=20480)
+    assert bg_model.SegmentMonitor.sectors_of(20481) == 41
+    assert bg_model.SegmentMonitor.threshold_from_bytes(5 * 4096) == 40

@@ -87,6 +87,11 @@ BROKEN = [
     ("    product: B ", "    product: Q ", "tenants[0].product: unknown product class 'Q'"),
     ("  reserved_share: 0.05", "  reserved_share: 1.5", "dpu.reserved_share: must be in 0..1"),
     ("    burst_mode: credit ", "    burst_mode: free ", "tenants[2].burst_mode: unknown value 'free'"),
+    ("  hot_threshold_iops: 2000 #", "  monitor_unit: volume\n  hot_threshold_iops: 2000 #",
+     "dualbucket.monitor_unit: unknown value 'volume'"),
+    # R in bytes means nothing while the monitor counts requests: refused, not ignored.
+    ("  hot_threshold_iops: 2000 #", "  hot_threshold_bps: 8192000\n  hot_threshold_iops: 2000 #",
+     "dualbucket.hot_threshold_bps: applies to monitor_unit: bytes only"),
 ]
 
 

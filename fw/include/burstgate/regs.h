@@ -43,6 +43,9 @@
 #define BG_LB_LEAST_IOS 4u /* LB.POLICY: the fewest outstanding I/Os (lowest index on ties) */
 #define BG_LB_POLICIES 5u /* LB.POLICY values in use; the rest of the field is reserved */
 #define BG_SEGMON_STEADY_MAX 254u /* largest SEGMON.STEADY_WINDOWS (N): N + 1 must fit the 8-bit hold count */
+#define BG_SEGMON_UNIT_REQUESTS 0u /* SEGMON.UNIT: R counts requests per window (Still Water §4.2's I/O request rate) */
+#define BG_SEGMON_UNIT_SECTORS 1u /* SEGMON.UNIT: R counts 512-byte sectors per window, a partial sector whole (the volume in bytes) */
+#define BG_SEGMON_SECTOR_SHIFT 9u /* log2 of the bytes in one SEGMON_UNIT_SECTORS count */
 #define BG_SRC_BITS 3u /* bits of a decision's source (SRC_*) */
 #define BG_BP_COUNT_BITS 16u /* bits of every buffer-pool count */
 #define BG_BP_QUIET_BITS 4u /* bits of the buffer pool's quiet-window count */
@@ -388,7 +391,7 @@ static inline uint32_t bg_cost_size_lo_reset(unsigned i)
 #define BG_COST_TABLE_SLOPE_RO 0
 #define BG_COST_TABLE_SLOPE_RESET 0x0u
 
-/* Block SEGMON: Segment-level rate monitor (Still Water §4.2): a segment is hot once its I/O count in a window exceeds R and stays hot until N windows pass at or below R; hot segments cannot draw the reserved pool / cheque. */
+/* Block SEGMON: Segment-level rate monitor (Still Water §4.2): a segment is hot once its count in a window (requests, or 512-byte sectors: UNIT) exceeds R and stays hot until N windows pass at or below R; hot segments cannot draw the reserved pool / cheque. */
 #define BG_SEGMON_BASE 0x8000u
 #define BG_SEGMON_SIZE 0x1000u
 #define BG_SEGMON_HOT_THRESHOLD 0x8000u
@@ -401,6 +404,11 @@ static inline uint32_t bg_cost_size_lo_reset(unsigned i)
 #define BG_SEGMON_STEADY_WINDOWS_MASK 0xffu
 #define BG_SEGMON_STEADY_WINDOWS_RO 0
 #define BG_SEGMON_STEADY_WINDOWS_RESET 0x5u
+#define BG_SEGMON_UNIT 0x8008u
+#define BG_SEGMON_UNIT_WIDTH 1u
+#define BG_SEGMON_UNIT_MASK 0x1u
+#define BG_SEGMON_UNIT_RO 0
+#define BG_SEGMON_UNIT_RESET 0x0u
 
 /* Block TENANT: Per-tenant state in block RAM, index t*4 + d for vectors (d = BG_DIM_*) and t for scalars. */
 #define BG_TENANT_BASE 0x40000u

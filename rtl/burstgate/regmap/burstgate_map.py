@@ -48,6 +48,9 @@ _CONSTANTS = (
     Constant("LB_LEAST_IOS", 4, "LB.POLICY: the fewest outstanding I/Os (lowest index on ties)"),
     Constant("LB_POLICIES", 5, "LB.POLICY values in use; the rest of the field is reserved"),
     Constant("SEGMON_STEADY_MAX", 254, "largest SEGMON.STEADY_WINDOWS (N): N + 1 must fit the 8-bit hold count"),
+    Constant("SEGMON_UNIT_REQUESTS", 0, "SEGMON.UNIT: R counts requests per window (Still Water §4.2's I/O request rate)"),
+    Constant("SEGMON_UNIT_SECTORS", 1, "SEGMON.UNIT: R counts 512-byte sectors per window, a partial sector whole (the volume in bytes)"),
+    Constant("SEGMON_SECTOR_SHIFT", 9, "log2 of the bytes in one SEGMON_UNIT_SECTORS count"),
     Constant("SRC_BITS", 3, "bits of a decision's source (SRC_*)"),
     Constant("BP_COUNT_BITS", 16, "bits of every buffer-pool count"),
     Constant("BP_QUIET_BITS", 4, "bits of the buffer pool's quiet-window count"),
@@ -226,13 +229,17 @@ _BPOOL = Block(
 
 _SEGMON = Block(
     "SEGMON", base=0x8000, size=0x1000,
-    doc=("Segment-level rate monitor (Still Water §4.2): a segment is hot once its I/O count in "
-         "a window exceeds R and stays hot until N windows pass at or below R; hot segments "
-         "cannot draw the reserved pool / cheque. See burstgate/model/segment_monitor.hpp."),
+    doc=("Segment-level rate monitor (Still Water §4.2): a segment is hot once its count in "
+         "a window (requests, or 512-byte sectors: UNIT) exceeds R and stays hot until N windows "
+         "pass at or below R; hot segments cannot draw the reserved pool / cheque. See "
+         "burstgate/model/segment_monitor.hpp."),
     registers=(
         Register("HOT_THRESHOLD", 0x000, 16, reset=0xFFFF,
-                 doc="R, I/Os per window (65535: no segment is ever hot)."),
+                 doc="R, in UNIT per window (65535: no segment is ever hot)."),
         Register("STEADY_WINDOWS", 0x004, 8, reset=5, doc="N, 0..SEGMON_STEADY_MAX (254)."),
+        Register("UNIT", 0x008, 1, reset=0,
+                 doc="What an I/O adds to its segment's count: SEGMON_UNIT_REQUESTS (1) or "
+                     "SEGMON_UNIT_SECTORS (ceil(size / 512)). Sampled per I/O."),
     ))
 
 _TENANT = Block(

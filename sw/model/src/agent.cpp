@@ -215,7 +215,7 @@ IoDecision Agent::io_costed(const IoDesc &d, const bg_vec &cost)
     out.cost = cost;
     const bg_vec &c = out.cost;
     const auto seg_mask = static_cast<std::uint16_t>((1u << p_.segment_bits) - 1u);
-    out.hot = segmon_.on_io(static_cast<std::uint16_t>(d.segment & seg_mask), !d.reoffer);
+    out.hot = segmon_.on_io(static_cast<std::uint16_t>(d.segment & seg_mask), !d.reoffer, d.size);
     const Plan pl = decide(d.tenant, c, out.hot);
     if (pl.source == BG_SRC_DEFER) {
         out.source = BG_SRC_DEFER;
@@ -435,6 +435,9 @@ void Agent::write(std::uint32_t addr, std::uint32_t value)
     case BG_SEGMON_HOT_THRESHOLD:
         segmon_.set_hot_threshold(static_cast<std::uint16_t>(value & BG_SEGMON_HOT_THRESHOLD_MASK));
         return;
+    case BG_SEGMON_UNIT:
+        segmon_.set_unit(value & BG_SEGMON_UNIT_MASK);
+        return;
     case BG_SEGMON_STEADY_WINDOWS: {
         const std::uint32_t n = value & BG_SEGMON_STEADY_WINDOWS_MASK;
         if (n <= SegmentMonitor::kMaxSteadyIntervals)  // 255 does not fit the hold counter: ignored
@@ -499,6 +502,7 @@ std::uint32_t Agent::read(std::uint32_t addr) const
     case BG_BPOOL_QUIET: return bp_cfg_.quiet_windows;
     case BG_SEGMON_HOT_THRESHOLD: return segmon_.hot_threshold();
     case BG_SEGMON_STEADY_WINDOWS: return segmon_.steady_intervals();
+    case BG_SEGMON_UNIT: return segmon_.unit();
     default: break;
     }
     if (auto i = element(addr, BG_CTRL_POOL(0), BG_CTRL_POOL_COUNT))

@@ -32,4 +32,10 @@ std::uint16_t SegmentMonitor::threshold_from_iops(std::uint64_t iops, std::uint3
     return r >= UINT16_MAX ? std::uint16_t{UINT16_MAX} : static_cast<std::uint16_t>(r);
 }
 
+std::uint16_t SegmentMonitor::threshold_from_bytes(std::uint64_t bytes)
+{
+    const std::uint64_t r = bytes >> BG_SEGMON_SECTOR_SHIFT;
+    return r >= UINT16_MAX ? std::uint16_t{UINT16_MAX} : static_cast<std::uint16_t>(r);
+}
+
 }  // namespace bg

@@ -7,6 +7,7 @@
 
 #include "burstgate/cost_table.h"
 #include "burstgate/model/cost.hpp"
+#include "burstgate/model/segment_monitor.hpp"
 #include "burstgate/regs.h"
 #include "cost_cli.hpp"
 
@@ -239,8 +240,19 @@ void program_device(const Scenario &sc, Scheduler sched, std::uint64_t seed, con
         bg_hal_write(h, BG_BPOOL_QUIET, d.buf_quiet);
     }
     if (sched == Scheduler::kDualBucket) {
-        const double r = sc.db.hot_threshold_iops * static_cast<double>(sc.window_ns) / 1e9;
-        bg_hal_write(h, BG_SEGMON_HOT_THRESHOLD, std::min<std::uint32_t>(sat32(r), BG_SEGMON_HOT_THRESHOLD_MASK - 1));
+        const double window_s = static_cast<double>(sc.window_ns) / 1e9;
+        bg_hal_write(h, BG_SEGMON_UNIT, sc.db.monitor_bytes ? BG_SEGMON_UNIT_SECTORS : BG_SEGMON_UNIT_REQUESTS);
+        if (sc.db.monitor_bytes) {
+            // R in bytes per interval, counted in 512-byte sectors: floor(bytes / 512) is exact
+            // for sector-multiple sizes (SegmentMonitor::threshold_from_bytes).
+            const double bps = sc.db.hot_threshold_bps >= 0 ? sc.db.hot_threshold_bps : sc.db.hot_threshold_iops * 4096.0;
+            const std::uint64_t bytes = static_cast<std::uint64_t>(std::min(bps * window_s, 1e15));
+            bg_hal_write(h, BG_SEGMON_HOT_THRESHOLD,
+                         std::min<std::uint32_t>(SegmentMonitor::threshold_from_bytes(bytes), BG_SEGMON_HOT_THRESHOLD_MASK - 1));
+        } else {
+            const double r = sc.db.hot_threshold_iops * window_s;
+            bg_hal_write(h, BG_SEGMON_HOT_THRESHOLD, std::min<std::uint32_t>(sat32(r), BG_SEGMON_HOT_THRESHOLD_MASK - 1));
+        }
         bg_hal_write(h, BG_SEGMON_STEADY_WINDOWS, sc.db.steady_intervals);
     }
 }

@@ -253,9 +253,17 @@ void load_libra(const Loader &L, const YAML::Node &n, LibraCfg &b)
 void load_db(const Loader &L, const YAML::Node &n, DualBucketCfg &d)
 {
     const std::string P = "dualbucket";
-    L.check_keys(n, P, {"hot_threshold_iops", "steady_intervals", "cheque_share", "alpha", "percentile",
-                        "headroom_mbps", "mu_mbps", "main_share", "reoffer", "tenant_contracts"});
+    L.check_keys(n, P, {"hot_threshold_iops", "hot_threshold_bps", "monitor_unit", "steady_intervals",
+                        "cheque_share", "alpha", "percentile", "headroom_mbps", "mu_mbps", "main_share", "reoffer",
+                        "tenant_contracts"});
     if (n["hot_threshold_iops"]) d.hot_threshold_iops = L.number(n["hot_threshold_iops"], P + ".hot_threshold_iops", 0, 1e9);
+    if (n["monitor_unit"])
+        d.monitor_bytes = choose<bool>(L, n["monitor_unit"], P + ".monitor_unit", {{"requests", false}, {"bytes", true}});
+    if (n["hot_threshold_bps"]) {
+        d.hot_threshold_bps = L.number(n["hot_threshold_bps"], P + ".hot_threshold_bps", 0, 1e13);
+        if (!d.monitor_bytes)
+            L.fail(n["hot_threshold_bps"], P + ".hot_threshold_bps", "applies to monitor_unit: bytes only");
+    }
     if (n["steady_intervals"]) d.steady_intervals = L.u32(n["steady_intervals"], P + ".steady_intervals", 0, BG_SEGMON_STEADY_MAX);
     if (n["cheque_share"]) d.cheque_share = L.number(n["cheque_share"], P + ".cheque_share", 0, 1);
     if (n["alpha"]) d.alpha = L.u32(n["alpha"], P + ".alpha", 1, 1u << 20);

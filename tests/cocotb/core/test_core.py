@@ -416,9 +416,11 @@ class TB:
         w.append(("w", reg("BPOOL", "QUIET"), rng.choice((0, 1, 3))))
         w.append(("w", reg("SEGMON", "HOT_THRESHOLD"), rng.choice((0, 3, 20, 60, 500))))
         w.append(("w", reg("SEGMON", "STEADY_WINDOWS"), rng.choice((0, 2, 5, 254, 255))))
+        # The unit: requests, or 512-byte sectors (descriptor sizes up to 128 KiB add up to 256).
+        w.append(("w", reg("SEGMON", "UNIT"), rng.choice((0, 1))))
         w.append(("w", reg("CTRL", "SEED"), rng.getrandbits(32)))
         w += [("r", a) for a in (reg("LB", "DEPTH"), reg("LB", "SEED"), reg("BPOOL", "SHARED"),
-                                 reg("BPOOL", "BORROW_CAP"), reg("BPOOL", "QUIET"), reg("SEGMON", "STEADY_WINDOWS"),
+                                 reg("BPOOL", "BORROW_CAP"), reg("BPOOL", "QUIET"), reg("SEGMON", "STEADY_WINDOWS"), reg("SEGMON", "UNIT"),
                                  reg("INFO", "MAGIC"), reg("INFO", "TENANTS"), reg("INFO", "SEGMENT_BITS"),
                                  0x0, 0x7FFFC, 0x9000)]
         w += [("r", reg("LB", "MAP", i)) for i in range(NI + 1)]

@@ -4,7 +4,8 @@ Drives SEGMON_IOS random I/Os (default 20000; the ``long`` run 1000000) with int
 and R/N changes in the middle of traffic, logs every applied event in the order the RTL
 applies it, replays the log through ``burstgate_model.SegmentMonitor`` and checks every
 verdict. 30 % of the random I/Os are re-offers (``count`` 0: classified, not counted), logged
-as the model's REOFFER events. Most I/Os go to a few segments so back-to-back and 1-2-cycle-apart accesses to one
+as the model's REOFFER events; sizes are random (sector boundaries, the SIZE_BITS mask, up to
+16 MiB) and the unit (requests or 512-byte sectors) flips amid traffic, starting in each. Most I/Os go to a few segments so back-to-back and 1-2-cycle-apart accesses to one
 segment (the forwarding paths) are the common case. Repeats with idle cycles on the input and
 backpressure on the output, and saturates one segment's counter (65535). The seed is cocotb's
 RANDOM_SEED: a failure prints it; `RANDOM_SEED=n make test` replays it.
@@ -24,7 +25,9 @@ from burstgate.segment_monitor import SegmentIo, SegmentMonitor, SegmentVerdict
 from burstgate.testing import StreamPattern
 from burstgate.testing.verilator import run_cocotb
 
-IO, TICK, SET_THRESHOLD, SET_STEADY, REOFFER = 0, 1, 2, 3, 4
+IO, TICK, SET_THRESHOLD, SET_STEADY, REOFFER, SET_UNIT = 0, 1, 2, 3, 4, 5
+#: Sizes around the sector boundaries, up to the largest the SIZE_BITS port carries.
+SIZES = (0, 1, 511, 512, 513, 4096, 8192, 16384, 32768, 65536, 131072, (1 << 24) - 1)
 LATENCY = 2  # cycles, as SegmentMonitor documents
 
 
@@ -37,7 +40,7 @@ class TB:
     async def reset(self):
         dut = self.dut
         for sig in (dut.i__valid, dut.o__ready, dut.tick, dut.i__payload, dut.hot_threshold,
-                    dut.steady_intervals):
+                    dut.steady_intervals, dut.unit):
             sig.value = 0
         dut.rst.value = 1
         for _ in range(3):
@@ -45,24 +48,31 @@ class TB:
         dut.rst.value = 0
         await RisingEdge(dut.clk)
 
-    async def run(self, segments, counts, *, r, n, source, sink, tick_p=0.0, reg_p=0.0, rng):
-        """Set R and N, then drive cycle by cycle (I/O k counted iff ``counts[k]``); return the
-        event log (kinds, args) and the verdicts."""
+    async def run(self, segments, counts, sizes, *, r, n, unit, source, sink, tick_p=0.0, reg_p=0.0, rng):
+        """Set R, N and the unit, then drive cycle by cycle (I/O k counted iff ``counts[k]``, of
+        ``sizes[k]`` bytes); return the event log (kinds, args) and the verdicts."""
         dut = self.dut
         dut.hot_threshold.value = r
         dut.steady_intervals.value = n
-        kinds, args, verdicts = [SET_THRESHOLD, SET_STEADY], [r, n], []
+        dut.unit.value = unit
+        kinds, args, verdicts = [SET_THRESHOLD, SET_STEADY, SET_UNIT], [r, n, unit], []
         sent, holding = 0, False
         self.cycles = 0
         while len(verdicts) < len(segments):
             self.cycles += 1
             # Just after a rising edge: drive this cycle's inputs.
             if reg_p and rng.random() < reg_p:
-                if rng.random() < 0.5:
-                    r = rng.choice([0, 1, 2, 4, 16, 65535])
+                p = rng.random()
+                if p < 0.45:
+                    r = rng.choice([0, 1, 2, 4, 16, 40, 256, 4000, 65534, 65535])
                     dut.hot_threshold.value = r
                     kinds.append(SET_THRESHOLD)
                     args.append(r)
+                elif p < 0.55:
+                    unit = 1 - unit
+                    dut.unit.value = unit
+                    kinds.append(SET_UNIT)
+                    args.append(unit)
                 else:
                     n = rng.choice([0, 1, 3, 254])
                     dut.steady_intervals.value = n
@@ -72,7 +82,7 @@ class TB:
                 offer = sent < len(segments) and source()
                 if offer:
                     dut.i__payload.value = pack(SegmentIo, {"segment": segments[sent], "tag": sent & 0xFFFF,
-                                                            "count": counts[sent]})
+                                                            "count": counts[sent], "size": sizes[sent]})
                 dut.i__valid.value = int(offer)
             tick = bool(tick_p) and rng.random() < tick_p
             dut.tick.value = int(tick)
@@ -83,7 +93,7 @@ class TB:
             accepted = valid and dut.i__ready.value == 1
             if accepted:
                 kinds.append(IO if counts[sent] else REOFFER)
-                args.append(segments[sent])
+                args.append(segments[sent] | sizes[sent] << 16)
                 sent += 1
             holding = valid and not accepted
             if tick:
@@ -119,7 +129,7 @@ def random_segments(rng, count):
 _MODEL = {}
 
 
-async def check(dut, *, source, sink, count, r=3, n=2, tick_p=0.002, reg_p=0.0005, segments=None):
+async def check(dut, *, source, sink, count, r=3, n=2, unit=0, tick_p=0.002, reg_p=0.0005, segments=None):
     import burstgate_model
     rng = random.Random(cocotb.RANDOM_SEED + count + len(source) * 7 + len(sink))
     tb = TB(dut)
@@ -127,10 +137,11 @@ async def check(dut, *, source, sink, count, r=3, n=2, tick_p=0.002, reg_p=0.000
         await tb.reset()
         _MODEL["model"] = burstgate_model.SegmentMonitor(0, 0)
     model = _MODEL["model"]
-    assert model.REOFFER == REOFFER
+    assert (model.REOFFER, model.SET_UNIT) == (REOFFER, SET_UNIT)
     segs = segments if segments is not None else random_segments(rng, count)
     counts = [int(rng.random() < 0.7) for _ in segs]
-    kinds, args, verdicts = await tb.run(segs, counts, r=r, n=n, source=StreamPattern(source, seed=rng.getrandbits(32)),
+    sizes = [rng.choice(SIZES) if rng.random() < 0.3 else 4096 * rng.randrange(1, 17) for _ in segs]
+    kinds, args, verdicts = await tb.run(segs, counts, sizes, r=r, n=n, unit=unit, source=StreamPattern(source, seed=rng.getrandbits(32)),
                                          sink=StreamPattern(sink, seed=rng.getrandbits(32)),
                                          tick_p=tick_p, reg_p=reg_p, rng=rng)
     want = model.run(kinds, args)
@@ -168,11 +179,19 @@ async def full_rate(dut):
 
 
 @cocotb.test()
+async def full_rate_sectors(dut):
+    """As full_rate, starting in the sector unit with R = 40 (20 KiB per interval)."""
+    want = await check(dut, source="always", sink="always", count=COUNT // 2, r=40, unit=1)
+    assert any(want) and not all(want)
+
+
+@cocotb.test()
 @cocotb.parametrize(source=["random", "bursty", "always"], sink=["random", "bursty", "always"])
 async def patterns(dut, source, sink):
     """Idle and backpressure patterns: a held pipeline must neither write twice nor forward
     a stale entry."""
-    await check(dut, source=source, sink=sink, count=max(COUNT // 20, 1000), tick_p=0.01, reg_p=0.002)
+    await check(dut, source=source, sink=sink, count=max(COUNT // 20, 1000), tick_p=0.01, reg_p=0.002,
+                unit=int(source == "bursty"), r=40 if source == "bursty" else 3)
 
 
 async def run_constant(dut, segment, count, samples):
@@ -218,7 +237,8 @@ async def phase(dut, model, segment, count, samples, *, r, n, tick=0):
         await ticks(dut, model, tick)
     dut.hot_threshold.value = r
     dut.steady_intervals.value = n
-    model.hot_threshold, model.steady_intervals = r, n
+    dut.unit.value = 0  # requests: the payload's size is 0
+    model.hot_threshold, model.steady_intervals, model.unit = r, n, 0
     want = model.on_io_many([segment] * count)
     got = await run_constant(dut, segment, count, samples)
     return got, {k: int(want[k]) for k in samples}

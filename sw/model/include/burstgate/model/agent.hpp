@@ -6,7 +6,7 @@
 //
 // One descriptor, in this order (the gateware pipelines the same steps at one per clock):
 //   cost   = COST block estimate (product, write, size)
-//   hot    = segment monitor on_io(segment, !reoffer)  // counts every new I/O, admitted or not
+//   hot    = segment monitor on_io(segment, !reoffer, size)  // counts every new I/O, admitted or not
 //   r1, r2 = two 32-step LFSR draws                  // always, whatever the scheduler or path
 //   active[tenant] = 1
 //   src    = the scheduler's source (below), without changing any level yet

@@ -109,6 +109,12 @@ struct LibraCfg {
 
 struct DualBucketCfg {
     double hot_threshold_iops = 2000;  // R per segment, as a rate
+    // `monitor_unit`: what the segment monitor counts (SEGMON.UNIT): requests (false, Still
+    // Water §4.2's "I/O request rate") or bytes (true, its "volume of requests" read as bytes),
+    // then against hot_threshold_bps (negative: hot_threshold_iops x 4 KiB, the 4 KiB figures
+    // unchanged).
+    bool monitor_bytes = false;
+    double hot_threshold_bps = -1;
     std::uint32_t steady_intervals = 5;
     double cheque_share = 0.2;
     // added (Still Water §4.2 production values unless noted)
