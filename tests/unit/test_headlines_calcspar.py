@@ -14,28 +14,24 @@ from .headlines import assert_draws, run  # noqa: F401  (the shared fixture)
 
 
 @pytest.fixture(scope="module")
-def fig18_record(run):
-    return R.EXPERIMENTS["calcspar_fig18"].measure(run)
+def records(run):
+    """Fig. 18's and Fig. 20's records, measured once for the module."""
+    return {k: R.EXPERIMENTS[k].measure(run) for k in ("calcspar_fig18", "calcspar_fig20")}
 
 
 @pytest.fixture(scope="module")
-def fig18(fig18_record):
-    return fig18_record.rows
+def fig18(records):
+    return records["calcspar_fig18"].rows
 
 
 @pytest.fixture(scope="module")
-def fig20_record(run):
-    return R.EXPERIMENTS["calcspar_fig20"].measure(run)
+def fig20(records):
+    return records["calcspar_fig20"].hit
 
 
-@pytest.fixture(scope="module")
-def fig20(fig20_record):
-    return fig20_record.hit
-
-
-def test_fig18_and_20_draw(fig18_record, fig20_record, tmp_path):
-    assert_draws("calcspar_fig18", fig18_record, tmp_path)
-    assert_draws("calcspar_fig20", fig20_record, tmp_path)
+def test_fig18_and_20_draw(records, tmp_path):
+    for key, record in records.items():
+        assert_draws(key, record, tmp_path)
 
 
 def test_fig18_average_appears_only_with_the_static_optimum(fig18):

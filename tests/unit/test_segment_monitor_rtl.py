@@ -29,14 +29,18 @@ def test_parameters_are_checked():
     assert dut.segments == 2
 
 
-async def classify(ctx, dut, segments, count=1):
+async def classify(ctx, dut, segments, count=1, sizes=None):
     """Send I/Os back to back (o.ready high, so the pipeline never stalls); their verdicts.
-    ``count`` 0 sends them as re-offers (classified, not counted)."""
+    ``count`` 0 sends them as re-offers (classified, not counted); ``sizes``, one per I/O, the
+    bytes each adds under the sectors unit."""
     got = []
     ctx.set(dut.o.ready, 1)
-    for s in segments:
+    for k, s in enumerate(segments):
         ctx.set(dut.i.valid, 1)
-        ctx.set(dut.i.payload, {"segment": s, "tag": s, "count": count})
+        payload = {"segment": s, "tag": s, "count": count}
+        if sizes is not None:
+            payload["size"] = sizes[k]
+        ctx.set(dut.i.payload, payload)
         await ctx.tick()
         if ctx.get(dut.o.valid):
             got.append(ctx.get(dut.o.payload.hot))
@@ -339,20 +343,7 @@ def test_sector_unit_counts_bytes(bg_model):
     seen = {}
 
     async def send(ctx, seg, sizes):
-        got = []
-        ctx.set(dut.o.ready, 1)
-        for z in sizes:
-            ctx.set(dut.i.valid, 1)
-            ctx.set(dut.i.payload, {"segment": seg, "tag": 0, "count": 1, "size": z})
-            await ctx.tick()
-            if ctx.get(dut.o.valid):
-                got.append(ctx.get(dut.o.payload.hot))
-        ctx.set(dut.i.valid, 0)
-        while len(got) < len(sizes):
-            await ctx.tick()
-            if ctx.get(dut.o.valid):
-                got.append(ctx.get(dut.o.payload.hot))
-        return got
+        return await classify(ctx, dut, [seg] * len(sizes), sizes=sizes)
 
     async def tb(ctx):
         ctx.set(dut.hot_threshold, 40)
