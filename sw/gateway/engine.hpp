@@ -184,7 +184,9 @@ private:
     std::condition_variable tag_cv_;
     std::vector<IoDesc> descs_;
     std::vector<IoDecision> decs_;
-    std::uint64_t windows_ = 0, window_overruns_ = 0;
+    // windows_late_: run after their deadline had passed (caught up); window_overruns_: skipped.
+    std::uint64_t windows_ = 0, window_overruns_ = 0, windows_late_ = 0;
+    static constexpr std::uint64_t kCatchUpWindows = 8;
     std::uint64_t commit_ns_ = 0;  // the last window's COMMIT (ns since start), for --arrivals-clock window
 
     std::mutex st_mu_;

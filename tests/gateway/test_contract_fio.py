@@ -20,19 +20,14 @@ think time), so each must receive min(base IOPS, base MB/s / size):
   per-connection instead of per-tenant contract, a 128 KiB tenant charged the 4 KiB price.
 """
 
-import os
 import pathlib
 
 from .gateway import Gateway
+from .host_load import CpuContention
 from .test_fio import run_fio
 
 SECONDS = 4
 CONTRACTS = pathlib.Path(__file__).resolve().parent / "contracts.yaml"
-# A host whose 1-minute load average is above this runs the victim's client in bursts, with
-# milliseconds between them (measured: 2014-3183 IOPS at load average 12, every deferral in a
-# window where the victim had had its 4 I/Os): the run's IOPS then say how the host scheduled
-# fio, and test_victim_alone_gets_its_base judges the contract per window only.
-LOADED = 2.0 * os.cpu_count()
 
 
 def iops(rep):
@@ -46,15 +41,16 @@ def iops(rep):
 def test_victim_alone_gets_its_base(tmp_path):
     gw = Gateway(tmp_path, "--realtime", scenario=CONTRACTS, export_size="256m")
     try:
-        rep = run_fio(tmp_path, "alone", ["--name=large", f"--uri={gw.uri('large')}", "--rw=randread", "--bs=4k",
-                                          "--iodepth=1", "--size=256m"], runtime=SECONDS)
+        with CpuContention() as host:
+            rep = run_fio(tmp_path, "alone", ["--name=large", f"--uri={gw.uri('large')}", "--rw=randread", "--bs=4k",
+                                              "--iodepth=1", "--size=256m"], runtime=SECONDS)
     finally:
         report = gw.stop()
     got = iops(rep)["large"]
     victim = next(t for t in report["tenants"] if t["name"] == "large")
     print(f"\nvictim alone: {got:.0f} IOPS of 4000 provisioned; {victim['deferred_ios']} of {victim['completed']} I/Os "
           f"deferred, {victim['deferred_below_base']} deferrals below its base in their window; "
-          f"window overruns {report.get('window_overruns')}")
+          f"window overruns {report.get('window_overruns')}; {host}")
     assert got <= 1.02 * 4000  # base = burst: never more than bought
     # Every deferral in a window where it had been admitted its whole base of that window (4
     # I/Os): provisioning turned into a smaller grant, a grant lost across a window, a window
@@ -62,7 +58,12 @@ def test_victim_alone_gets_its_base(tmp_path):
     # scheduler holds the client off for milliseconds and then lets it send a window's worth at
     # once does not move it, where it moves the run's IOPS (3470-3730 at load average 7).
     assert victim["deferred_below_base"] <= 0.01 * victim["completed"], victim
-    assert got >= 0.95 * 4000 or os.getloadavg()[0] > LOADED, (got, os.getloadavg(), victim)
+    # The run's IOPS only on a host that scheduled fio when it was runnable (a client held off
+    # for milliseconds sends in bursts: 2014-3183 IOPS at load average 12, 866-1019 beside two
+    # busy loops, every deferral in a window where it had had its 4 I/Os). Catches the window
+    # loop skipping the windows it woke late for: 3774 with 94 windows skipped at load average
+    # 1.8, before late windows were caught up.
+    assert got >= 0.95 * 4000 or host.contended, (got, str(host), victim)
 
 
 def test_iops_follow_provisioning_not_connections(tmp_path):
@@ -77,23 +78,23 @@ def test_iops_follow_provisioning_not_connections(tmp_path):
         jobs.append([f"--name={name}", f"--uri={gw.uri(name)}", "--rw=randread", f"--bs={bs}", "--iodepth=2",
                      f"--numjobs={n}", "--size=256m"])
     try:
-        rep = run_fio(tmp_path, "many", *jobs, runtime=SECONDS)
+        with CpuContention() as host:
+            rep = run_fio(tmp_path, "many", *jobs, runtime=SECONDS)
         live = gw.live()
     finally:
         report = gw.stop()
     got = iops(rep)
     entitled = {"small": 1000, "medium": 2000, "large": 4000, "stream": 40e6 / (128 << 10)}
     print("\n" + "  ".join(f"{k}: {got[k]:.0f}/{entitled[k]:.0f}" for k in entitled) +
-          f"  window overruns {live['window_overruns']} of {live['windows']}")
+          f"  window overruns {live['window_overruns']} of {live['windows']}; {host}")
     by_name = {t["name"]: t for t in report["tenants"]}
-    loaded = os.getloadavg()[0] > LOADED
     for name, want in entitled.items():
         # Per window, on any host, as for the victim alone (`large` read 3637-3704 of 4000 at load
         # average 5-12 with no deferral below its base).
         t = by_name[name]
         assert t["deferred_below_base"] <= 0.01 * t["completed"], (name, t)
         # `stream`'s base is 0.3 of a 128 KiB I/O a window: only the run's rate can judge it.
-        if not loaded or name == "stream":
+        if not host.contended or name == "stream":
             assert got[name] >= 0.95 * want, (name, got, report["tenants"])
         assert got[name] <= 1.05 * want, (name, got)  # base = burst
     # Every request was admitted and completed on one of the 2 SA threads the report names, as
