@@ -356,7 +356,7 @@ def replay_table(gw: dict, sim: dict, counts: dict) -> list[str]:
     return rows
 
 
-def client_table(c56: dict) -> list[str]:
+def client_table(c56: dict, scheduler: str = "bios") -> list[str]:
     """Markdown: where case 2's requests waited. Per gateway run and tenant, fio's mean completion
     latency (the client's submission to completion) beside the gateway's (request read to reply
     queued, deferral included) and its slowest and fastest connection's IOPS; then per server
@@ -369,14 +369,14 @@ def client_table(c56: dict) -> list[str]:
         gl = {t["name"]: t["lat_us"]["avg"] for t in (c56[run].get("report") or {}).get("tenants", [])}
         for name in CONNS56:
             f = c56[run][name]
-            rows.append(f"| {run.split(' (')[0]} | {name} | {f.get('clat_mean_us', 0):.0f} µs | "
+            rows.append(f"| {'burstgate ' + scheduler if run == BG else 'burstgate wild'} | {name} | {f.get('clat_mean_us', 0):.0f} µs | "
                         f"{gl.get(name, float('nan')):.0f} µs | "
                         f"{f.get('conn_iops_min', 0):.0f} / {f.get('conn_iops_max', 0):.0f} | "
                         f"{1e6 * f.get('fio_cpu_s', 0) / max(1, f.get('ios', 0)):.0f} µs |")
     for run in (BG, WILD, QEMU):
         c = c56.get(run, {}).get("cpu")
         if c:
-            rows.append(f"\n{run}: server CPU {c['server_cpu_s']:.1f} s, waiting for a CPU {c['server_runq_wait_s']:.1f} s; "
+            rows.append(f"\n{'burstgate ' + scheduler if run == BG else run}: server CPU {c['server_cpu_s']:.1f} s, waiting for a CPU {c['server_runq_wait_s']:.1f} s; "
                         f"fio ({c['client_processes']} threads) CPU {c['clients_cpu_s']:.1f} s, waiting for a CPU "
                         f"{c['clients_runq_wait_s']:.1f} s")
     return rows
@@ -534,7 +534,7 @@ def main() -> None:
               "unused capacity covered): "
               + ", ".join(f"{t['name']} {t.get('deferred_ios')}; {t.get('deferred_withheld')}"
                           for t in rep.get("tenants", [])))
-        print("\n" + "\n".join(client_table(c56)))
+        print("\n" + "\n".join(client_table(c56, a.scheduler56)))
         if WILD in c56:
             print("\nheld back against wild (judge_case2): " + "; ".join(
                 "{} {} ({:+.0f} us of a {:.0f} us cycle)".format(n, "yes" if h else "no", d, c)
