@@ -13,20 +13,24 @@ serve the same prefilled image files (QEMU does not throttle reads of unallocate
   (iops-total-max, bps-total-max) for iops/bps-total-max-length = the run's length.
 
 Then the second case: 56 connections over four tenants (scenarios/compare_qemu_56.yaml, 8 / 24 /
-12 / 12 connections for 20000 / 5000 / 2000 / 1000 base IOPS), fio randrw 4-128 KiB, on both.
+12 / 12 connections for 20000 / 5000 / 2000 / 1000 base IOPS), fio randrw 4-128 KiB, on both,
+and on the gateway a second time under wild (every tenant capped at its burst, all at the
+scenario's capacity): what the machine can serve those clients, which case 2 is judged against
+(judge_case2). Per tenant, fio's completion latency beside the gateway's, its connections'
+spread and both sides' CPU and run-queue wait say where case 2's requests waited (client_table).
 
 Prints two markdown tables (victim IOPS, mean and P99 completion latency, neighbour MB/s; per
 tenant IOPS and MB/s), then issue 18's criteria, each PASS or MISS (judge()), and writes --json.
 Exit status 1 when a criterion is missed, 2 on a missing tool or a server that does not start.
 
-With --replay, case 2's gateway records its arrivals (burstgate-gateway --arrivals) and
+With --replay, case 2's bios gateway records its arrivals (burstgate-gateway --arrivals) and
 burstgate-sim replays them on the same scenario and profile (burstgate-sim --arrivals, open loop
 at the recorded times, for the gateway run's duration): a third table puts each tenant's
 deferrals, withheld and below-base deferrals (one rule for both: sw/sim withheld.hpp) of the
 gateway beside the replay's, to tell Algorithm 1 on clumped arrivals from the real clock's part.
 
 Usage: compare_qemu.py --profile HOST.yaml [--build build/cmake] [--seconds 15] [--victim-iops 3000] [--case 1|2]
-       [--replay]
+       [--replay] [--scheduler56 bios|base|wild]
 """
 
 from __future__ import annotations
