@@ -274,8 +274,8 @@ def judge_case2(res: dict, sc56: dict) -> list[tuple[bool, str]]:
     wild). Withholding costs a closed-loop client its next requests, which a replay of the
     requests it did send cannot contain. Projecting them from the two replays' latencies
     (Little's law, as held_back() does with measured ones) overshot: 20.2k IOPS for t20k where
-    the clients, run under wild, got 14.2k -- without bios's delays they send in larger clumps,
-    which meet the per-window burst instead (docs/results.md). The deferrals withheld (I/Os the
+    the clients, run under wild, got 13.6k (the gateway's count) -- without bios's delays they
+    send in larger clumps, which meet the per-window burst instead (docs/results.md). The deferrals withheld (I/Os the
     tenant's burst and the window's unused capacity covered, the report's deferred_withheld) are
     printed, not judged: they count decisions, not capacity (one I/O deferred window after window
     counts each time, a 20 us delay as much as a 2 ms one), so no line on them follows from the
