@@ -200,8 +200,7 @@ def judge(res: dict, victim_iops: int, sc56: dict) -> list[tuple[bool, str]]:
     Case 1: the victim (demand within its base) gets >= 97 % of its demand, a mean and a P99 below
     qemu's, and the neighbour >= 90 % of the MB/s qemu gives it.
     Case 2 (judge_case2): every tenant within its base entitlement and its burst, and the gateway's
-    total and each tenant's within 5 % of what the machine can serve the same clients.
-    """
+    total and each held-back tenant's within 5 % of what the machine can serve the same clients."""
     out = []
     if BG in res:
         out += judge_case1(res, victim_iops)
