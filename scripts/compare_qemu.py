@@ -13,31 +13,37 @@ serve the same prefilled image files (QEMU does not throttle reads of unallocate
   (iops-total-max, bps-total-max) for iops/bps-total-max-length = the run's length.
 
 Then the second case: 56 connections over four tenants (scenarios/compare_qemu_56.yaml, 8 / 24 /
-12 / 12 connections for 20000 / 5000 / 2000 / 1000 base IOPS), fio randrw 4-128 KiB, on both.
+12 / 12 connections for 20000 / 5000 / 2000 / 1000 base IOPS), fio randrw 4-128 KiB, on both,
+and on the gateway a second time under wild (every tenant capped at its burst, all at the
+scenario's capacity): what the machine can serve those clients, which case 2 is judged against
+(judge_case2). Per tenant, fio's completion latency beside the gateway's, its connections'
+spread and both sides' CPU and run-queue wait say where case 2's requests waited (client_table).
 
 Prints two markdown tables (victim IOPS, mean and P99 completion latency, neighbour MB/s; per
 tenant IOPS and MB/s), then issue 18's criteria, each PASS or MISS (judge()), and writes --json.
 Exit status 1 when a criterion is missed, 2 on a missing tool or a server that does not start.
 
-With --replay, case 2's gateway records its arrivals (burstgate-gateway --arrivals) and
+With --replay, case 2's bios gateway records its arrivals (burstgate-gateway --arrivals) and
 burstgate-sim replays them on the same scenario and profile (burstgate-sim --arrivals, open loop
 at the recorded times, for the gateway run's duration): a third table puts each tenant's
 deferrals, withheld and below-base deferrals (one rule for both: sw/sim withheld.hpp) of the
 gateway beside the replay's, to tell Algorithm 1 on clumped arrivals from the real clock's part.
 
 Usage: compare_qemu.py --profile HOST.yaml [--build build/cmake] [--seconds 15] [--victim-iops 3000] [--case 1|2]
-       [--replay]
+       [--replay] [--scheduler56 bios|base|wild]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import pathlib
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 
 import yaml
 
@@ -47,11 +53,12 @@ from burstgate.tools.gwbench import ROOT, Server, die, gateway_binary
 SCENARIO = ROOT / "scenarios" / "compare_qemu.yaml"
 SCENARIO56 = ROOT / "scenarios" / "compare_qemu_56.yaml"
 CONNS56 = {"t20k": 8, "t5k": 24, "t2k": 12, "t1k": 12}
+IODEPTH56 = 2
 IMAGE_BYTES = 256 << 20
 
 
 def run_pair(uri_v: str, uri_n: str, seconds: float, victim_iops: int, tmp: pathlib.Path, tag: str) -> dict:
-    out = tmp / f"{tag}.json"
+    out = tmp / f"{tag}-fio.json"  # not the server's report (--out TAG.json)
     cmd = ["fio", "--ioengine=nbd", "--output-format=json", f"--output={out}", "--time_based",
            f"--runtime={seconds}", "--size=256m", "--randrepeat=0",
            "--name=victim", f"--uri={uri_v}", "--rw=randread", "--bs=4k", "--iodepth=1", f"--rate_iops={victim_iops}",
@@ -65,21 +72,119 @@ def run_pair(uri_v: str, uri_n: str, seconds: float, victim_iops: int, tmp: path
             "victim_p99_us": v["clat_ns"]["percentile"]["99.000000"] / 1e3, "bursty_mbps": n["bw_bytes"] / 1e6}
 
 
+def _schedstat(pids: list[int]) -> dict:
+    """Per thread of the given processes: (CPU time, time waiting on a run queue) in ns, from
+    /proc/PID/task/TID/schedstat (absent threads are skipped: they may have ended)."""
+    out = {}
+    for pid in pids:
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                    cpu, wait = f.read().split()[:2]
+                out[int(tid)] = (int(cpu), int(wait))
+            except (OSError, ValueError):
+                continue
+    return out
+
+
+def _descendants(pid: int) -> list[int]:
+    """pid and every process below it (fio forks one process per job)."""
+    seen, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        seen.append(p)
+        try:
+            with open(f"/proc/{p}/task/{p}/children") as f:
+                todo += [int(c) for c in f.read().split()]
+        except OSError:
+            pass
+    return seen
+
+
+class CpuWatch:
+    """Samples, every 0.25 s while the clients run, the CPU time and run-queue wait of the
+    server's threads and of fio's processes (the last sample of each thread is kept: a thread
+    that ends loses at most its last quarter second). Says whether requests waited in the
+    server or in clients that did not get a CPU."""
+
+    def __init__(self, server_pid: int | None, fio: subprocess.Popen) -> None:
+        self.server_pid, self.fio = server_pid, fio
+        self.server: dict = {}
+        self.clients: dict = {}
+        self._stop = threading.Event()
+        self._t = threading.Thread(target=self._loop, daemon=True)
+        self._t.start()
+
+    def _loop(self) -> None:
+        while True:
+            if self.server_pid is not None:
+                self.server.update(_schedstat([self.server_pid]))
+            self.clients.update(_schedstat(_descendants(self.fio.pid)))
+            if self._stop.wait(0.25):
+                return
+
+    def stop(self) -> dict:
+        self._stop.set()
+        self._t.join()
+        tot = lambda d, k: sum(v[k] for v in d.values()) / 1e9  # noqa: E731
+        return {"server_cpu_s": tot(self.server, 0), "server_runq_wait_s": tot(self.server, 1),
+                "clients_cpu_s": tot(self.clients, 0), "clients_runq_wait_s": tot(self.clients, 1),
+                "client_processes": len(self.clients)}
+
+
 def run_56(server, seconds: float, tmp: pathlib.Path, tag: str) -> dict:
-    """56 connections over four tenants, randrw 4-128 KiB, iodepth 2 each; per-tenant IOPS, MB/s."""
-    out = tmp / f"{tag}.json"
+    """56 connections over four tenants, randrw 4-128 KiB, iodepth 2 each: per tenant IOPS and MB/s,
+    fio's mean completion latency (clat, submission to completion as the client sees it) and its
+    slowest and fastest connection's IOPS; and "cpu": the CPU time and run-queue wait of the
+    server's threads and of fio's processes over the run (CpuWatch)."""
+    out = tmp / f"{tag}-fio.json"  # not the server's report (--out TAG.json)
+    # No --group_reporting: every connection is its own job in the output, so one connection of a
+    # tenant starving the others shows as a spread between its slowest and fastest.
     cmd = ["fio", "--ioengine=nbd", "--output-format=json", f"--output={out}", "--time_based",
-           f"--runtime={seconds}", "--size=256m", "--randrepeat=0", "--group_reporting"]
+           f"--runtime={seconds}", "--size=256m", "--randrepeat=0"]
     for name, n in CONNS56.items():
         cmd += [f"--name={name}", f"--uri={server.uri(name)}", "--rw=randrw", "--rwmixread=50",
-                "--bssplit=4k/40:16k/30:64k/20:128k/10", "--iodepth=2", f"--numjobs={n}", "--new_group"]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 180)
+                "--bssplit=4k/40:16k/30:64k/20:128k/10", f"--iodepth={IODEPTH56}", f"--numjobs={n}"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    watch = CpuWatch(getattr(getattr(server, "proc", None), "pid", None), p)
+    try:
+        _, err = p.communicate(timeout=seconds + 180)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        watch.stop()
+        die("compare_qemu", "fio did not finish")
+    cpu = watch.stop()
     if p.returncode != 0:
-        die("compare_qemu", f"fio failed: {p.stderr.strip()}")
-    res = {}
-    for j in json.loads(out.read_text())["jobs"]:
+        die("compare_qemu", f"fio failed: {err.strip()}")
+    return {**aggregate_56(json.loads(out.read_text())["jobs"]), "cpu": cpu}
+
+
+def aggregate_56(jobs: list) -> dict:
+    """fio's per-connection jobs summed per tenant (jobname): IOPS, MB/s, the clat mean weighted by
+    I/Os (read and write), the slowest and fastest connection's IOPS, and fio's CPU time."""
+    res: dict = {}
+    for j in jobs:
         r, w = j["read"], j["write"]
-        res[j["jobname"]] = {"iops": r["iops"] + w["iops"], "mbps": (r["bw_bytes"] + w["bw_bytes"]) / 1e6}
+        t = res.setdefault(j["jobname"], {"iops": 0.0, "mbps": 0.0, "ios": 0, "clat_ns_sum": 0.0, "conn_iops": [],
+                                          "fio_cpu_s": 0.0})
+        iops = r["iops"] + w["iops"]
+        t["iops"] += iops
+        t["mbps"] += (r["bw_bytes"] + w["bw_bytes"]) / 1e6
+        t["conn_iops"].append(iops)
+        # fio's own CPU time for this connection (usr_cpu, sys_cpu: % of the job's run time)
+        t["fio_cpu_s"] += (j.get("usr_cpu", 0.0) + j.get("sys_cpu", 0.0)) / 100 * j.get("job_runtime", 0) / 1e3
+        for d in (r, w):
+            t["ios"] += d["total_ios"]
+            t["clat_ns_sum"] += d["clat_ns"]["mean"] * d["total_ios"]
+    for t in res.values():
+        t["clat_mean_us"] = t.pop("clat_ns_sum") / t["ios"] / 1e3 if t["ios"] else 0.0
+        t["conn_iops_min"], t["conn_iops_max"] = min(t["conn_iops"]), max(t["conn_iops"])
+        del t["conn_iops"]
     return res
 
 
@@ -94,19 +199,8 @@ def judge(res: dict, victim_iops: int, sc56: dict) -> list[tuple[bool, str]]:
 
     Case 1: the victim (demand within its base) gets >= 97 % of its demand, a mean and a P99 below
     qemu's, and the neighbour >= 90 % of the MB/s qemu gives it.
-    Case 2, for burstgate: every tenant gets >= 95 % of its base entitlement at the mean size it
-    did (min(base IOPS, base MB/s / size), docs/contracts.md) in IOPS or MB/s; none is above its
-    burst IOPS or MB/s; and the capacity left over is not withheld: every tenant the scheduler
-    held back while capacity was left (deferrals above 1 % of its I/Os of an I/O both its burst,
-    beside all it used in that window, and the capacity no tenant used in that window would have
-    covered: the report's deferred_withheld) is at >= 95 % of its burst over the run, or the
-    modelled bottleneck (the gateway's utilization report) is >= 95 % busy. A deferral at the
-    tenant's burst in its window, or in a window whose capacity is used up, is not withheld
-    capacity: a closed loop whose whole queue is about one window's burst grant (t20k: 16 I/Os of
-    ~20 kB against 300 kB per 1 ms window) is deferred in the windows where its requests arrive
-    together and idle in those where it waits on its clients, below its burst on average, and
-    the run's average utilization hides windows that were full (docs/results.md).
-    A tenant neither held back nor at its burst is limited by its own clients."""
+    Case 2 (judge_case2): every tenant within its base entitlement and its burst, and the gateway's
+    total and each held-back tenant's within 5 % of what the machine can serve the same clients."""
     out = []
     if BG in res:
         out += judge_case1(res, victim_iops)
@@ -129,13 +223,65 @@ def judge_case1(res: dict, victim_iops: int) -> list[tuple[bool, str]]:
     return out
 
 
+# The issue's 5 %: "the total stays within 5 % of what the machine can serve".
+SERVE_SLACK = 0.95
+WILD = "burstgate wild (bursts and capacity only)"
+
+
+def held_back(r: dict, w: dict, name: str) -> tuple[bool, float, float]:
+    """Whether the scheduler held tenant `name` back compared with wild: (held, Delta, cycle).
+
+    Delta is how much longer its requests waited in the gateway (the report's mean latency,
+    request read to reply queued, deferral included) than under wild; cycle is how often each of
+    its Q = connections x iodepth requests came round (Q / its IOPS, fio's figure). A closed loop
+    slowed by Delta an I/O loses about Delta / cycle of its rate (Little's law), so a tenant is
+    held back when that is above the issue's 5 %. A tenant whose requests waited no longer in the
+    gateway and still got less was slowed outside it -- its clients or the host's CPU -- and what
+    the machine can serve it is what it got."""
+    lat = {}
+    for key, run in (("b", r), ("w", w)):
+        lat[key] = {t["name"]: t["lat_us"]["avg"] for t in (run.get("report") or {}).get("tenants", [])}
+    if name not in lat["b"] or name not in lat["w"] or r[name]["iops"] <= 0:
+        return True, float("nan"), float("nan")  # no report: judged against wild
+    delta = lat["b"][name] - lat["w"][name]
+    cycle = CONNS56[name] * IODEPTH56 / r[name]["iops"] * 1e6
+    return delta > (1 - SERVE_SLACK) * cycle, delta, cycle
+
+
 def judge_case2(res: dict, sc56: dict) -> list[tuple[bool, str]]:
+    """Case 2, for burstgate. Every tenant gets >= 95 % of its base entitlement at the mean size
+    it did (min(base IOPS, base MB/s / size), docs/contracts.md) in IOPS or MB/s; none is above
+    its burst IOPS or MB/s (BURST_SLACK); and "the capacity left over goes to the tenants that
+    still have demand (the total stays within 5 % of what the machine can serve)".
+
+    What the machine can serve these clients is measured: the same clients, gateway, host and
+    profile under `wild`, run right after (WILD). WildCBS grants every tenant its burst in every
+    window and bounds them all by one global pool, the scenario's whole capacity
+    (bg_wildcbs_window): nothing reserved, nothing kept back for another tenant's base. It is
+    the rule that caps only each tenant at its burst and the machine at its capacity, so what a
+    tenant's clients get under it is the most the machine serves them within their contracts.
+    Two runs on a shared host also differ by the host (a client starved of CPU in one run and
+    not the other), so a tenant is compared with its wild figure only when the scheduler held it
+    back (held_back(): its requests waited in the gateway longer than under wild by more than 5 %
+    of its clients' cycle): each held-back tenant gets >= 95 % of its wild figure, and the total
+    >= 95 % of what the machine can serve -- the wild figure of every held-back tenant and, for
+    every other, what it got (its clients, not the scheduler, were its limit).
+
+    Why not a replay of the bios run's recorded arrivals: replayed open loop, every recorded
+    arrival is served under any rule that does not starve a tenant, so the replay's total equals
+    the gateway's whatever the gateway withheld (measured: t20k 14185.8 IOPS under bios and under
+    wild). Withholding costs a closed-loop client its next requests, which a replay of the
+    requests it did send cannot contain. Projecting them from the two replays' latencies
+    (Little's law, as held_back() does with measured ones) overshot: 20.2k IOPS for t20k where
+    the clients, run under wild, got 13.6k (the gateway's count) -- without bios's delays they
+    send in larger clumps, which meet the per-window burst instead (docs/results.md). The deferrals withheld (I/Os the
+    tenant's burst and the window's unused capacity covered, the report's deferred_withheld) are
+    printed, not judged: they count decisions, not capacity (one I/O deferred window after window
+    counts each time, a 20 us delay as much as a 2 ms one), so no line on them follows from the
+    issue's words about the total."""
     out = []
-    r = res["56 connections"][BG]
-    rep = r.get("report") or {}
-    util = rep.get("utilization") or {}
-    busiest = max(util.items(), key=lambda kv: kv[1]) if util else ("?", 0.0)
-    held = {t["name"]: t for t in rep.get("tenants", [])}
+    c56 = res["56 connections"]
+    r = c56[BG]
     for t in sc56["tenants"]:
         name, base, burst = t["name"], t["base"], t["burst"]
         got = r[name]
@@ -146,24 +292,36 @@ def judge_case2(res: dict, sc56: dict) -> list[tuple[bool, str]]:
                     f"{entitled:.0f} IOPS at its mean size {size / 1e3:.1f} kB"))
         out.append((got["iops"] <= BURST_SLACK * burst["iops"] and got["mbps"] <= BURST_SLACK * burst["mbps"],
                     f"case 2: {name} within its burst {burst['iops']} IOPS / {burst['mbps']} MB/s"))
-        h = held.get(name)
-        # A report without the count (a gateway before it) is judged on every deferral.
-        withheld = h.get("deferred_withheld", h.get("deferred_ios", 0)) if h is not None else 0
-        if h is not None and h.get("completed", 0) > 0 and withheld > 0.01 * h["completed"]:
-            at_burst = got["iops"] >= 0.95 * burst["iops"] or got["mbps"] >= 0.95 * burst["mbps"]
-            out.append((at_burst or busiest[1] >= 0.95,
-                        f"case 2: {name} held back while capacity was left ({withheld} deferrals its burst and the "
-                        f"window's unused capacity covered, of {h['completed']} I/Os; {h.get('deferred_ios', 0)} "
-                        f"deferred in all) only at its burst or on a full host (busiest modelled resource: "
-                        f"{busiest[0]} {100 * busiest[1]:.0f} %)"))
+    w = c56.get(WILD)
+    if w is None:
+        out.append((False, "case 2: what the machine can serve not judged (no run under wild)"))
+        return out
+    serve = 0.0
+    for t in sc56["tenants"]:
+        name = t["name"]
+        held, delta, cycle = held_back(r, w, name)
+        why = f"waited {delta:+.0f} us an I/O in the gateway against wild's, of a {cycle:.0f} us client cycle"
+        if held:
+            serve += w[name]["iops"]
+            out.append((r[name]["iops"] >= SERVE_SLACK * w[name]["iops"],
+                        f"case 2: {name} held back ({why}): {r[name]['iops']:.0f} IOPS >= 95 % of what the machine "
+                        f"served its clients under wild, {w[name]['iops']:.0f}"))
+        else:
+            serve += r[name]["iops"]
+    tb = sum(r[t["name"]]["iops"] for t in sc56["tenants"])
+    out.append((tb >= SERVE_SLACK * serve,
+                f"case 2: total {tb:.0f} IOPS >= 95 % of what the machine can serve these clients, {serve:.0f} "
+                f"(wild's figure for each held-back tenant, the tenant's own for the others; wild's total "
+                f"{sum(w[t['name']]['iops'] for t in sc56['tenants']):.0f})"))
     return out
 
 
-def replay(sim: pathlib.Path, profile: str, arrivals: pathlib.Path, report: dict, tmp: pathlib.Path) -> dict:
-    """burstgate-sim on case 2's scenario and profile, every tenant's workload the gateway's recorded
-    arrivals, for as long as the gateway ran: its report."""
-    out = tmp / "replay56.json"
-    cmd = [str(sim), str(SCENARIO56), "--profile", profile, "--scheduler", "bios", "--arrivals", str(arrivals),
+def replay(sim: pathlib.Path, profile: str, arrivals: pathlib.Path, report: dict, tmp: pathlib.Path,
+           scheduler: str = "bios") -> dict:
+    """burstgate-sim on case 2's scenario and profile under `scheduler`, every tenant's workload the
+    gateway's recorded arrivals, for as long as the gateway ran: its report."""
+    out = tmp / f"replay56-{scheduler}.json"
+    cmd = [str(sim), str(SCENARIO56), "--profile", profile, "--scheduler", scheduler, "--arrivals", str(arrivals),
            "--duration-ms", str(max(1, round(report["duration_ms"]))), "--out", str(out), "--quiet"]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
     if p.returncode != 0:
@@ -199,6 +357,56 @@ def replay_table(gw: dict, sim: dict, counts: dict) -> list[str]:
                     (f"; window overruns {r['window_overruns']}" if r.get("window_overruns") is not None else "") +
                     f"; {r.get('windows')} windows in {r['duration_ms']:.0f} ms")
     return rows
+
+
+def client_table(c56: dict, scheduler: str = "bios") -> list[str]:
+    """Markdown: where case 2's requests waited. Per gateway run and tenant, fio's mean completion
+    latency (the client's submission to completion) beside the gateway's (request read to reply
+    queued, deferral included) and its slowest and fastest connection's IOPS; then per server
+    the CPU time and run-queue wait of its threads and of fio's processes (CpuWatch)."""
+    rows = ["| run | tenant | fio clat mean | gateway latency mean | connections' IOPS, slowest / fastest | "
+            "fio CPU per I/O |", "|---|---|---|---|---|---|"]
+    for run in (BG, WILD):
+        if run not in c56:
+            continue
+        gl = {t["name"]: t["lat_us"]["avg"] for t in (c56[run].get("report") or {}).get("tenants", [])}
+        for name in CONNS56:
+            f = c56[run][name]
+            rows.append(f"| {'burstgate ' + scheduler if run == BG else 'burstgate wild'} | {name} | {f.get('clat_mean_us', 0):.0f} µs | "
+                        f"{gl.get(name, float('nan')):.0f} µs | "
+                        f"{f.get('conn_iops_min', 0):.0f} / {f.get('conn_iops_max', 0):.0f} | "
+                        f"{1e6 * f.get('fio_cpu_s', 0) / max(1, f.get('ios', 0)):.0f} µs |")
+    for run in (BG, WILD, QEMU):
+        c = c56.get(run, {}).get("cpu")
+        if c:
+            rows.append(f"\n{'burstgate ' + scheduler if run == BG else run}: server CPU {c['server_cpu_s']:.1f} s, waiting for a CPU {c['server_runq_wait_s']:.1f} s; "
+                        f"fio ({c['client_processes']} threads) CPU {c['clients_cpu_s']:.1f} s, waiting for a CPU "
+                        f"{c['clients_runq_wait_s']:.1f} s")
+    return rows
+
+
+def gateway56(gw: pathlib.Path, a, tmp: pathlib.Path, images: pathlib.Path, scheduler: str, tag: str,
+              record: bool) -> dict:
+    """Case 2's clients (run_56) on burstgate-gateway under `scheduler`: fio's figures, the
+    gateway's final report ("report") and its window overruns; with `record`, its arrivals
+    in TAG.iolog."""
+    sock = str(tmp / f"{tag}.sock")
+    try:
+        s = Server(f"burstgate-gateway {tag}",
+                   [str(gw), "--config", str(SCENARIO56), "--profile", a.profile, "--unix",
+                    sock, "--data-dir", str(images), "--export-size", str(IMAGE_BYTES),
+                    "--realtime", "--scheduler", scheduler, "--out", str(tmp / f"{tag}.json"),
+                    # up to 24 connections of one tenant, all 56 connecting at once
+                    "--max-conns", "64", "--handshake-slots", "64"]
+                   + (["--arrivals", str(tmp / f"{tag}.iolog"), "--arrivals-clock", a.replay_clock] if record else []),
+                   sock, "t20k", tmp, report=tmp / f"{tag}.json")
+    except RuntimeError as e:
+        die("compare_qemu", str(e))
+    r = run_56(s, a.seconds, tmp, tag)
+    rep = s.stop()
+    r["window_overruns"] = rep.get("window_overruns") if rep else None
+    r["report"] = rep
+    return r
 
 
 def qemu_cmd(sc: dict, images: pathlib.Path, sock: str, seconds: float) -> list[str]:
@@ -237,10 +445,13 @@ def main() -> None:
     ap.add_argument("--json")
     ap.add_argument("--case", choices=("1", "2"), help="run only this case (default: both)")
     ap.add_argument("--replay", action="store_true",
-                    help="case 2: record the gateway's arrivals and replay them in burstgate-sim (a third table)")
+                    help="case 2: print the gateway's deferrals beside its recorded arrivals' replay in burstgate-sim")
     ap.add_argument("--replay-clock", choices=("window", "wall"), default="window",
                     help="the arrivals' clock (burstgate-gateway --arrivals-clock; default window: each arrival "
                          "in the window the gateway's firmware saw it in)")
+    ap.add_argument("--scheduler56", choices=("bios", "base", "wild"), default="bios",
+                    help="case 2's gateway scheduler (default bios, issue 18's; the others check the judge: "
+                         "base withholds every unused share, wild is the rule it judges against)")
     a = ap.parse_args()
     gw = gateway_binary(a.build)
     for tool, ok in (("burstgate-gateway (make cpp)", gw.exists()), ("fio", shutil.which("fio")),
@@ -280,27 +491,14 @@ def main() -> None:
             # The second case: 56 connections over four tenants.
             sc56 = yaml.safe_load(SCENARIO56.read_text())
             prefill(images, sc56["tenants"])
-            sock56 = str(tmp / "bg56.sock")
-            try:
-                s = Server("burstgate-gateway 56",
-                           [str(gw), "--config", str(SCENARIO56), "--profile", a.profile, "--unix",
-                            sock56, "--data-dir", str(images), "--export-size", str(IMAGE_BYTES),
-                            "--realtime", "--scheduler", "bios", "--out", str(tmp / "bg56.json"),
-                            # up to 24 connections of one tenant, all 56 connecting at once
-                            "--max-conns", "64", "--handshake-slots", "64"]
-                           + (["--arrivals", str(tmp / "arrivals56.iolog"), "--arrivals-clock", a.replay_clock]
-                              if a.replay else []),
-                           sock56, "t20k", tmp, report=tmp / "bg56.json")
-            except RuntimeError as e:
-                die("compare_qemu", str(e))
-            case56 = {"burstgate bios": run_56(s, a.seconds, tmp, "bg56")}
-            rep = s.stop()
-            case56["burstgate bios"]["window_overruns"] = rep.get("window_overruns") if rep else None
-            case56["burstgate bios"]["report"] = rep
+            case56 = {BG: gateway56(gw, a, tmp, images, a.scheduler56, "bg56", record=a.replay)}
+            rep = case56[BG]["report"]
             if a.replay and rep is not None:
                 sim = gw.parent.parent / "sim" / "burstgate-sim"
-                case56["replay"] = replay(sim, a.profile, tmp / "arrivals56.iolog", rep, tmp)
-                case56["recorded"] = recorded(tmp / "arrivals56.iolog")
+                case56["replay"] = replay(sim, a.profile, tmp / "bg56.iolog", rep, tmp, a.scheduler56)
+                case56["recorded"] = recorded(tmp / "bg56.iolog")
+            # What the machine can serve the same clients (judge_case2): the same gateway under wild.
+            case56[WILD] = gateway56(gw, a, tmp, images, "wild", "wild56", record=False)
             qsock56 = str(tmp / "qemu56.sock")
             try:
                 q = Server("qemu-storage-daemon 56", qemu_cmd(sc56, images, qsock56, a.seconds), qsock56, "t20k", tmp)
@@ -331,14 +529,20 @@ def main() -> None:
             if name in ("replay", "recorded"):
                 continue
             tot = sum(r[k]["iops"] for k in CONNS56)
-            print(f"| {name} | " + " | ".join(f"{r[k]['iops']:.0f} ({r[k]['mbps']:.1f})" for k in CONNS56) +
+            label = f"burstgate {a.scheduler56}" if name == BG else name
+            print(f"| {label} | " + " | ".join(f"{r[k]['iops']:.0f} ({r[k]['mbps']:.1f})" for k in CONNS56) +
                   f" | {tot:.0f} |")
         rep = c56[BG].get("report") or {}
         print("\nburstgate deferrals (I/Os deferred; deferrals withheld: of I/Os the tenant's burst and the window's "
               "unused capacity covered): "
               + ", ".join(f"{t['name']} {t.get('deferred_ios')}; {t.get('deferred_withheld')}"
                           for t in rep.get("tenants", [])))
-    if "replay" in res.get("56 connections", {}):
+        print("\n" + "\n".join(client_table(c56, a.scheduler56)))
+        if WILD in c56:
+            print("\nheld back against wild (judge_case2): " + "; ".join(
+                "{} {} ({:+.0f} us of a {:.0f} us cycle)".format(n, "yes" if h else "no", d, c)
+                for n in CONNS56 for h, d, c in [held_back(c56[BG], c56[WILD], n)]))
+    if a.replay and "replay" in res.get("56 connections", {}):
         c56 = res["56 connections"]
         print(f"\nThe gateway's arrivals replayed in burstgate-sim (open loop at the recorded times, {a.replay_clock} "
               "clock; deferrals counted by one rule):\n")

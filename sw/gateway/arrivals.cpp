@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <stdexcept>
 
@@ -17,20 +16,23 @@
 
 namespace bg::gw {
 
-ArrivalRecorder::ArrivalRecorder(const std::string &path, const std::vector<std::string> &tenants,
-                                 std::uint64_t max_records, std::uint64_t window_ns)
-    : path_(path), names_(tenants), max_records_(max_records), window_ns_(window_ns)
+std::vector<std::string> ArrivalRecorder::checked(const std::vector<std::string> &tenants)
 {
-    for (const std::string &n : names_)
+    for (const std::string &n : tenants)
         if (n.empty() || n.find_first_of(" \t\r\n") != std::string::npos)
             throw std::invalid_argument("--arrivals: tenant name '" + n + "' has a blank, which an iolog file name cannot");
+    return tenants;
+}
+
+ArrivalRecorder::ArrivalRecorder(const std::string &path, const std::vector<std::string> &tenants,
+                                 std::uint64_t max_records, std::uint64_t window_ns)
+    : path_(path), lines_(checked(tenants)), max_records_(max_records), window_ns_(window_ns)
+{
     fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd_ < 0)
         throw std::invalid_argument("--arrivals: cannot write '" + path + "': " + std::strerror(errno));
     cur_.reserve(kChunkBytes);
-    cur_ = "fio version 3 iolog\n";
-    for (const std::string &n : names_)
-        cur_ += "0 " + n + " add\n0 " + n + " open\n";
+    lines_.header(cur_);
     writer_ = std::thread([this] { writer_loop(); });
 }
 
@@ -51,10 +53,10 @@ void ArrivalRecorder::record(std::uint64_t t_ns, std::uint64_t windows, std::uin
         over_cap_++;
         return;
     }
-    // One line: at most 20 + 1 + name + 7 + 20 + 1 + 10 + 1 bytes.
-    if (cur_.size() + names_[tenant].size() + 64 > kChunkBytes)
+    const std::size_t line = lines_.max_record_bytes(tenant);
+    if (cur_.size() + line > kChunkBytes)
         hand_off_locked();
-    if (cur_.size() + names_[tenant].size() + 64 > kChunkBytes) {  // the writer is that far behind
+    if (cur_.size() + line > kChunkBytes) {  // the writer is that far behind
         lost_++;
         return;
     }
@@ -63,16 +65,8 @@ void ArrivalRecorder::record(std::uint64_t t_ns, std::uint64_t windows, std::uin
         t_ns = windows * window_ns_ + std::min(into, window_ns_ - std::min<std::uint64_t>(window_ns_, 1000));
     }
     // Microseconds, as iolog v3 counts (truncated, so never ahead of the offer), never back.
-    last_us_ = std::max(last_us_, t_ns / 1000);
-    char b[24];
-    cur_.append(b, std::to_chars(b, b + sizeof b, last_us_).ptr);
-    cur_ += ' ';
-    cur_ += names_[tenant];
-    cur_ += type == nbd::kCmdRead ? " read " : " write ";
-    cur_.append(b, std::to_chars(b, b + sizeof b, offset).ptr);
-    cur_ += ' ';
-    cur_.append(b, std::to_chars(b, b + sizeof b, length).ptr);
-    cur_ += '\n';
+    lines_.record(cur_, std::max(lines_.last_us(), t_ns / 1000), tenant,
+                  type == nbd::kCmdRead ? bg::trace::Op::kRead : bg::trace::Op::kWrite, offset, length);
     recorded_++;
 }
 
@@ -123,10 +117,7 @@ std::string ArrivalRecorder::finish()
     if (finished_)
         return {};
     finished_ = true;
-    char b[24];
-    const std::string t(b, std::to_chars(b, b + sizeof b, last_us_).ptr);
-    for (const std::string &n : names_)
-        cur_ += t + " " + n + " close\n";
+    lines_.close(cur_);
     stop_ = true;
     cv_.notify_one();
     g.unlock();

@@ -20,6 +20,8 @@
 #include <thread>
 #include <vector>
 
+#include "burstgate/trace/trace.hpp"
+
 namespace bg::gw {
 
 class ArrivalRecorder {
@@ -54,11 +56,13 @@ public:
     std::string finish();
 
 private:
+    // `tenants`, or std::invalid_argument naming --arrivals for one an iolog file name cannot be.
+    static std::vector<std::string> checked(const std::vector<std::string> &tenants);
     void writer_loop();
     void hand_off_locked();  // mu_ held: the current chunk to the writer (or dropped, counted)
 
     std::string path_;
-    std::vector<std::string> names_;
+    bg::trace::IologV3Lines lines_;  // one iolog "file" per tenant
     std::uint64_t max_records_, window_ns_;
     int fd_ = -1;
     std::mutex mu_;
@@ -66,7 +70,7 @@ private:
     std::string cur_;                 // the chunk being filled
     std::deque<std::string> pending_;  // full chunks for the writer
     std::vector<std::string> spare_;   // written chunks, their capacity reused
-    std::uint64_t recorded_ = 0, over_cap_ = 0, lost_ = 0, other_ = 0, last_us_ = 0, chunk_records_ = 0;
+    std::uint64_t recorded_ = 0, over_cap_ = 0, lost_ = 0, other_ = 0, chunk_records_ = 0;
     std::string error_;
     bool stop_ = false, finished_ = false;
     std::thread writer_;

@@ -208,6 +208,36 @@ TEST(TraceIolog, WriterOutputReadsBackAsTheSameRecords)
     }
 }
 
+TEST(TraceIolog, SeveralFilesInOneLogReadBackPerFile)
+{
+    // The gateway's arrival recorder: one iolog "file" per tenant in one log, each added and
+    // opened at 0, so a record keeps its time since the start whichever file it is in.
+    bg::trace::IologV3Lines lines({"t20k", "t1k"});
+    std::string text;
+    lines.header(text);
+    lines.record(text, 5, 1, Op::kWrite, 8192, 4096);
+    lines.record(text, 7, 0, Op::kRead, 0, 131072);
+    lines.record(text, 7, 1, Op::kRead, 4096, 512);
+    lines.close(text);
+    EXPECT_EQ(text, "fio version 3 iolog\n0 t20k add\n0 t20k open\n0 t1k add\n0 t1k open\n"
+                    "5 t1k write 8192 4096\n7 t20k read 0 131072\n7 t1k read 4096 512\n7 t20k close\n7 t1k close\n");
+    const auto back = parse(text, Format::kIologV3);
+    ASSERT_EQ(back.size(), 3u);
+    EXPECT_EQ(back[0].device, "t1k");
+    EXPECT_EQ(back[0].time_ns, 5000u);
+    EXPECT_EQ(back[1].device, "t20k");
+    EXPECT_EQ(back[1].time_ns, 7000u);
+    EXPECT_EQ(back[2].length, 512u);
+    for (std::size_t f = 0; f < 2; f++)  // what the recorder reserves per line
+        EXPECT_GE(lines.max_record_bytes(f), lines.files()[f].size() + 2 * 20 + 10 + 9);
+    // Times never go back; only reads and writes are records; names are fields.
+    EXPECT_THROW(lines.record(text, 6, 0, Op::kRead, 0, 512), std::invalid_argument);
+    EXPECT_THROW(lines.record(text, 9, 0, Op::kOther, 0, 0), std::invalid_argument);
+    EXPECT_THROW(bg::trace::IologV3Lines({"t 1"}), std::invalid_argument);
+    EXPECT_THROW(bg::trace::IologV3Lines({"ok", ""}), std::invalid_argument);
+    EXPECT_THROW(bg::trace::IologV3Lines({}), std::invalid_argument);
+}
+
 TEST(TraceFormats, NamesRoundTripAndUnknownIsRejected)
 {
     for (Format f : {Format::kCloudPhysics, Format::kAlibaba, Format::kTencent, Format::kMsr, Format::kIologV2, Format::kIologV3})

@@ -1,6 +1,7 @@
 // Real block I/O traces: one streaming reader for the formats docs/references.md lists
-// (CloudPhysics, Alibaba, Tencent CBS, MSR Cambridge, fio iolog v2 and v3) and a fio iolog v3
-// writer. A reader holds one line at a time, so a multi-gigabyte trace costs no memory.
+// (CloudPhysics, Alibaba, Tencent CBS, MSR Cambridge, fio iolog v2 and v3) and the fio iolog v3
+// writers (several files into a string; one file onto a stream). A reader holds one line at a
+// time, so a multi-gigabyte trace costs no memory.
 //
 // Every record's time is relative to the first record of the file (so MSR's Windows filetimes
 // and Tencent's Unix seconds need no epoch), in integer nanoseconds. Every malformed line
@@ -15,6 +16,7 @@
 #include <ostream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "burstgate/regs.h"
 
@@ -78,6 +80,35 @@ private:
     std::map<std::string, bool> files_;  // iolog: added files -> opened
 };
 
+// fio iolog v3 of several files in one log, formatted into a caller's string: no stream, no
+// system call, no allocation beyond the string's own growth -- burstgate-gateway's arrival
+// recorder (one file per tenant) formats on its hot path and writes whole chunks from another
+// thread. IologV3Writer below is the one-file case on an ostream, formatted by this class.
+class IologV3Lines {
+public:
+    // Throws std::invalid_argument for no files, or a name that is empty or has a blank (a
+    // line's fields are blank-separated): "iolog file name 'NAME' must be non-empty without blanks".
+    explicit IologV3Lines(std::vector<std::string> files);
+    // The version line and every file's add and open at time 0 (so every record keeps its time
+    // since the start of the log).
+    void header(std::string &out) const;
+    // "US FILE read|write OFFSET LENGTH" of files()[file]. Throws std::invalid_argument if `us` is
+    // before the previous record's (iolog v3 times never go back; a caller whose clock may,
+    // clamps to last_us()).
+    void record(std::string &out, std::uint64_t us, std::size_t file, Op op, std::uint64_t offset,
+                std::uint32_t length);
+    // Every file's close at the last record's time.
+    void close(std::string &out) const;
+    // The most bytes record() appends for files()[file].
+    std::size_t max_record_bytes(std::size_t file) const { return files_[file].size() + 64; }
+    std::uint64_t last_us() const { return last_us_; }
+    const std::vector<std::string> &files() const { return files_; }
+
+private:
+    std::vector<std::string> files_;
+    std::uint64_t last_us_ = 0;
+};
+
 // fio iolog v3 (fio HOWTO "Trace file format v3"; fio >= 3.31): the version line, then
 // "TIMESTAMP FILE add|open", "TIMESTAMP FILE read|write OFFSET LENGTH", "TIMESTAMP FILE close",
 // timestamps in microseconds since the start of the run (fio's own writer uses
@@ -96,8 +127,9 @@ public:
 
 private:
     std::ostream &out_;
-    std::string file_;
-    std::uint64_t last_us_ = 0, written_ = 0, skipped_ = 0;
+    IologV3Lines lines_;
+    std::string buf_;  // one line at a time
+    std::uint64_t written_ = 0, skipped_ = 0;
     bool closed_ = false;
 };
 
