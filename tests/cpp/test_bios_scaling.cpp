@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <thread>
 
 #include "bios_workload.hpp"
 
@@ -21,10 +22,10 @@ using bg::bench::BiosSetup;
 using bg::bench::Rng;
 
 // The fastest of `reps` runs, in microseconds, cycling over the setup's windows.
-double fastest_run_us(BiosSetup &s, unsigned reps)
+double fastest_run_us(BiosSetup &s, unsigned reps, unsigned first = 0)
 {
     double best = 1e300;
-    for (unsigned k = 0; k < reps; k++) {
+    for (unsigned k = first; k < first + reps; k++) {
         const auto t0 = std::chrono::steady_clock::now();
         s.run(k);
         const auto t1 = std::chrono::steady_clock::now();
@@ -34,25 +35,39 @@ double fastest_run_us(BiosSetup &s, unsigned reps)
 }
 
 // n tenants, one in `stride` offering I/O every window and the rest idle throughout.
-double fastest_us(std::uint32_t n, std::uint32_t stride, std::uint32_t *scheduled)
-{
-    // A typical I/O's cost, for throttled tenants' counters (the values do not change the work).
-    const bg_vec io_cost{{12000u, 8192u, 8192u, 8192u}};
-    Rng rng(0xF125 + n * 7919 + stride);
+struct Case {
+    Case(std::uint32_t n, std::uint32_t stride) : rng(0xF125 + n * 7919 + stride)
+    {
+        // A typical I/O's cost, for throttled tenants' counters (the values do not change the work).
+        const bg_vec io_cost{{12000u, 8192u, 8192u, 8192u}};
+        EXPECT_EQ(s.set_up(bg::bench::kPrinted, rng, n, io_cost, [stride](Rng &, std::uint32_t i) { return i % stride == 0; }),
+                  BG_BIOS_OK);
+    }
+    Rng rng;
     BiosSetup s;
-    EXPECT_EQ(s.set_up(bg::bench::kPrinted, rng, n, io_cost, [stride](Rng &, std::uint32_t i) { return i % stride == 0; }),
-              BG_BIOS_OK);
-    const double us = fastest_run_us(s, 400);
-    *scheduled = s.b.n_sched;
-    return us;
+    double best = 1e300;
+};
+
+// The two cases' fastest runs, measured in alternating rounds a few milliseconds apart: on a
+// shared host one case measured alone can meet a neighbour thrashing the cache throughout
+// (1024 tenants once took 24.5 us under ctest -j2 beside other builds, 2.8x its quiet figure),
+// while both meet the same host when interleaved, and one quiet slice of a round suffices.
+void race(Case &a, Case &b)
+{
+    for (unsigned round = 0; round < 8; round++) {
+        a.best = std::min(a.best, fastest_run_us(a.s, 50, round * 50));
+        b.best = std::min(b.best, fastest_run_us(b.s, 50, round * 50));
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
 }
 
 TEST(BiosScaling, BelowThePapersBoundAndLinearInTheTenants)
 {
-    std::uint32_t sched256 = 0, sched1024 = 0;
-    const double t256 = fastest_us(256, 1, &sched256), t1024 = fastest_us(1024, 1, &sched1024);
-    EXPECT_EQ(sched256, 256u);
-    EXPECT_EQ(sched1024, 1024u);
+    Case c256(256, 1), c1024(1024, 1);
+    race(c256, c1024);
+    const double t256 = c256.best, t1024 = c1024.best;
+    EXPECT_EQ(c256.s.b.n_sched, 256u);
+    EXPECT_EQ(c1024.s.b.n_sched, 1024u);
     EXPECT_LT(t1024, 100.0) << "1024 tenants: " << t1024 << " us (paper: always below 100 us)";
     // Linear: 4x the tenants, 4x the time; a quadratic pass would take 16x.
     EXPECT_LT(t1024, 8.0 * t256) << "256 tenants " << t256 << " us, 1024 tenants " << t1024 << " us";
@@ -60,11 +75,12 @@ TEST(BiosScaling, BelowThePapersBoundAndLinearInTheTenants)
 
 TEST(BiosScaling, SixtyFourActiveCostTheSameWhateverTheTotal)
 {
-    std::uint32_t sched64 = 0, sched1024 = 0;
-    const double t64 = fastest_us(64, 1, &sched64), t1024 = fastest_us(1024, 16, &sched1024);
+    Case c64(64, 1), c1024(1024, 16);
+    race(c64, c1024);
+    const double t64 = c64.best, t1024 = c1024.best;
     // The idle ones decayed to zero in the warm-up and left the schedule (line 13).
-    EXPECT_EQ(sched64, 64u);
-    EXPECT_EQ(sched1024, 64u);
+    EXPECT_EQ(c64.s.b.n_sched, 64u);
+    EXPECT_EQ(c1024.s.b.n_sched, 64u);
     EXPECT_LT(t1024, 5.0) << "64 active of 1024: " << t1024 << " us (paper: less than 5 us)";
     // "No matter how many VMs are there in total": within 2x of 64 tenants alone (the
     // bitmap of 1024 is 16 words to AND; visiting the 960 idle tenants would be ~16x).

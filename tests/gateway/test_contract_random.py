@@ -32,6 +32,7 @@ import random
 import pytest
 
 from .gateway import Gateway
+from .host_load import CpuContention
 from .test_fio import run_fio
 
 SECONDS = 3
@@ -100,7 +101,8 @@ def run_case(tmp_path, seed):
                      f"--rw={'randwrite' if t['write'] else 'randread'}", f"--bs={t['size_name']}",
                      f"--iodepth={t['depth']}", f"--numjobs={t['conns']}", "--size=256m"])
     try:
-        rep = run_fio(tmp_path, f"random{seed}", *jobs, runtime=SECONDS)
+        with CpuContention() as host:
+            rep = run_fio(tmp_path, f"random{seed}", *jobs, runtime=SECONDS)
     finally:
         report = gw.stop()
     writes = {t["name"] for t in tenants if t["write"]}
@@ -119,9 +121,16 @@ def run_case(tmp_path, seed):
                     f"{got[t['name']]:.0f} IOPS, base {base:.0f}, burst {burst:.0f}, deferred {deferred}")
         if got[t["name"]] > burst * 1.02 + one_window / SECONDS:
             failures.append(f"{t['name']} above its burst: {got[t['name']]:.0f} > {burst:.0f}")
-        if got[t["name"]] < 0.95 * base:
+        # The run's rate on a host that scheduled the clients when they were runnable; on a
+        # contended one (host_load.py) a closed loop sends in bursts and its rate says how the
+        # host scheduled it. Per window, on any host: no deferral in a window where the tenant
+        # had been admitted less than its base of that window.
+        if got[t["name"]] < 0.95 * base and not host.contended:
             failures.append(f"{t['name']} below its base: {got[t['name']]:.0f} < 95 % of {base:.0f}")
-    print(f"\nseed {seed}, window {window_us} us\n  " + "\n  ".join(rows))
+        if r["deferred_below_base"] > 0.01 * r["completed"]:
+            failures.append(f"{t['name']} deferred below its base in {r['deferred_below_base']} of "
+                            f"{r['completed']} I/Os")
+    print(f"\nseed {seed}, window {window_us} us, {host}\n  " + "\n  ".join(rows))
     assert not failures, (failures, rows, text)
 
 
