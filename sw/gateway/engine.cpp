@@ -453,6 +453,7 @@ void Engine::window_loop()
     const auto period = std::chrono::nanoseconds(sc_.window_ns);
     auto next = Clock::now() + period;
     std::vector<Request *> again, ready;
+    std::uint64_t late_run = 0;  // windows run late in a row
     while (!stop_.load()) {
         std::this_thread::sleep_until(next);
         {
@@ -476,16 +477,22 @@ void Engine::window_loop()
         // A late wake-up (a loaded host, a long re-offer) runs the windows it missed back to
         // back: each window's grants are what the tenants bought for that stretch of wall time,
         // and skipping it took them away (a 4000-IOPS tenant alone got 3774 at load average 1.8
-        // with 94 windows skipped in 4 s). Only a stall longer than kCatchUpWindows is given up:
-        // its windows are skipped and counted, so a host that cannot keep up at all is not
-        // asked to run ever more windows.
+        // with 94 windows skipped in 4 s). A stall of kCatchUpWindows or more, or as many late
+        // windows in a row (a host that cannot keep up: each window's work longer than the
+        // window), is given up instead: the windows missed are skipped and counted, and the loop
+        // sleeps a window, so it never runs windows without pause under the engine lock (at
+        // SCHED_FIFO with --realtime, where it would also hold a core).
         if (now > next) {
             const auto behind = static_cast<std::uint64_t>((now - next) / period);
-            if (behind >= kCatchUpWindows) {
-                window_overruns_ += behind - kCatchUpWindows + 1;
-                next += (behind - kCatchUpWindows + 1) * period;
+            if (behind >= kCatchUpWindows || ++late_run > kCatchUpWindows) {
+                window_overruns_ += behind + 1;
+                next = now + period;
+                late_run = 0;
+            } else {
+                windows_late_++;
             }
-            windows_late_++;
+        } else {
+            late_run = 0;
         }
         if (now - second_t0_ >= std::chrono::seconds(1))
             roll_second();
