@@ -15,6 +15,7 @@ import time
 import pytest
 
 from . import gateway as g
+from .host_load import CpuContention
 from .test_hostile import neighbour_p99_ms, rss_kib, spawn  # noqa: F401 (spawn: the fixture)
 
 MIB = 1 << 20
@@ -51,15 +52,19 @@ def test_split_zeroes_cannot_take_the_engine_tags(tmp_path, spawn, attacker, nei
         pipeline(s, [(g.CMD_WRITE_ZEROES, g.FLAG_NO_HOLE, 0, max_block)] * MAX_INFLIGHT)
         time.sleep(0.5)
         held = gw.live()["in_flight"]
-        p99, n = neighbour_p99_ms(gw.sock, 2, export=neighbour)
+        with CpuContention() as host:
+            p99, n = neighbour_p99_ms(gw.sock, 2, export=neighbour)
         held = max(held, gw.live()["in_flight"])
     finally:
         s.close()
     print(f"split WRITE_ZEROES flood from {attacker}: {held} descriptors in the engine; "
-          f"{neighbour}'s P99 {p99:.2f} ms over {n} reads")
+          f"{neighbour}'s P99 {p99:.2f} ms over {n} reads; {host}")
     bound = TENANT_BUFFER // (SCHEDULABLE_BLOCK[attacker] + 512) + 1  # + the neighbour's read
     assert held <= bound, (held, bound)
-    assert p99 < 5.0, p99
+    # 10 ms on a host whose CPUs were contended while the neighbour read (host_load.py): its
+    # Python client's own scheduling delays reach 5 ms there (a CI run of make test: 5.10 ms);
+    # the flood's 20-50 ms fails either way.
+    assert p99 < (10.0 if host.contended else 5.0), (p99, str(host))
     assert gw.alive()
 
 
