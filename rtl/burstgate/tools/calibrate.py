@@ -197,7 +197,10 @@ def run(a):
     with tempfile.TemporaryDirectory(prefix="bg-calibrate-") as d:
         tmp = pathlib.Path(d)
         sock = str(tmp / "gw.sock")
-        base = [str(gw), "--unix", sock, "--export-size", "1g", "--out", str(tmp / "report.json")]
+        # fio's jobs connect at once: the tenant's connection cap and the handshake pool (16 each
+        # by default) are raised to --numjobs, or the 17th connection is refused.
+        base = [str(gw), "--unix", sock, "--export-size", "1g", "--out", str(tmp / "report.json"),
+                "--max-conns", str(max(16, a.numjobs)), "--handshake-slots", str(max(16, a.numjobs))]
         if a.data_dir:
             base += ["--data-dir", a.data_dir]
         # Pass 1: the data path alone.
