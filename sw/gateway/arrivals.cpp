@@ -26,14 +26,15 @@ std::vector<std::string> ArrivalRecorder::checked(const std::vector<std::string>
 
 ArrivalRecorder::ArrivalRecorder(const std::string &path, const std::vector<std::string> &tenants,
                                  std::uint64_t max_records, std::uint64_t window_ns)
-    : path_(path), lines_(checked(tenants)), max_records_(max_records), window_ns_(window_ns)
+    : path_(path), lines_(checked(tenants)), max_records_(max_records), window_ns_(window_ns),
+      sink_(std::make_shared<Sink>())
 {
-    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd_ < 0)
+    sink_->fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (sink_->fd < 0)
         throw std::invalid_argument("--arrivals: cannot write '" + path + "': " + std::strerror(errno));
     cur_.reserve(kChunkBytes);
     lines_.header(cur_);
-    writer_ = std::thread([this] { writer_loop(); });
+    writer_ = std::thread([s = sink_] { writer_loop(s); });
 }
 
 ArrivalRecorder::~ArrivalRecorder()
@@ -44,7 +45,7 @@ ArrivalRecorder::~ArrivalRecorder()
 void ArrivalRecorder::record(std::uint64_t t_ns, std::uint64_t windows, std::uint64_t commit_ns, std::uint16_t tenant,
                              std::uint16_t type, std::uint64_t offset, std::uint32_t length)
 {
-    std::lock_guard<std::mutex> g(mu_);
+    std::lock_guard<std::mutex> g(sink_->mu);
     if (type != nbd::kCmdRead && type != nbd::kCmdWrite) {
         other_++;
         return;
@@ -68,78 +69,108 @@ void ArrivalRecorder::record(std::uint64_t t_ns, std::uint64_t windows, std::uin
     lines_.record(cur_, std::max(lines_.last_us(), t_ns / 1000), tenant,
                   type == nbd::kCmdRead ? bg::trace::Op::kRead : bg::trace::Op::kWrite, offset, length);
     recorded_++;
+    chunk_records_++;
 }
 
 void ArrivalRecorder::hand_off_locked()
 {
-    if (cur_.empty() || pending_.size() >= kMaxPending)
+    Sink &s = *sink_;
+    if (cur_.empty() || s.pending.size() >= kMaxPending)
         return;
-    pending_.push_back(std::move(cur_));
-    if (!spare_.empty()) {
-        cur_ = std::move(spare_.back());
-        spare_.pop_back();
+    s.pending.emplace_back(std::move(cur_), chunk_records_);
+    chunk_records_ = 0;
+    if (!s.spare.empty()) {
+        cur_ = std::move(s.spare.back());
+        s.spare.pop_back();
     } else {
         cur_ = std::string();
         cur_.reserve(kChunkBytes);
     }
     cur_.clear();
-    cv_.notify_one();
+    s.cv.notify_one();
 }
 
-void ArrivalRecorder::writer_loop()
+void ArrivalRecorder::writer_loop(const std::shared_ptr<Sink> &sp)
 {
     // Signals are the main thread's (its signalfd): this thread, started before the gateway
     // blocks them, must not take a SIGTERM's default action for the whole process.
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, nullptr);
-    std::unique_lock<std::mutex> g(mu_);
+    Sink &s = *sp;
+    std::unique_lock<std::mutex> g(s.mu);
     for (;;) {
-        cv_.wait(g, [&] { return stop_ || !pending_.empty(); });
-        if (pending_.empty())
-            return;  // stopping, everything written
-        std::string c = std::move(pending_.front());
-        pending_.pop_front();
+        s.cv.wait(g, [&] { return s.stop || !s.pending.empty(); });
+        if (s.pending.empty() || s.abandoned)
+            break;  // stopping, everything written (or given up on)
+        auto [c, records] = std::move(s.pending.front());
+        s.pending.pop_front();
+        s.writing = records;
         g.unlock();
-        const int err = write_all(fd_, c);
+        const int err = write_all(s.fd, c);
         g.lock();
-        if (err != 0 && error_.empty())
-            error_ = std::strerror(err);
+        s.writing = 0;
+        if (err != 0 && s.error.empty())
+            s.error = std::strerror(err);
         c.clear();
-        if (spare_.size() < 2)
-            spare_.push_back(std::move(c));
+        if (s.spare.size() < 2)
+            s.spare.push_back(std::move(c));
     }
+    s.returned = true;
+    if (s.abandoned) {  // finish() has gone: the descriptor is this thread's to close
+        ::close(s.fd);
+        s.fd = -1;
+    }
+    s.idle_cv.notify_all();
 }
 
 std::string ArrivalRecorder::finish()
 {
-    std::unique_lock<std::mutex> g(mu_);
+    Sink &s = *sink_;
+    std::unique_lock<std::mutex> g(s.mu);
     if (finished_)
         return {};
     finished_ = true;
     lines_.close(cur_);
-    stop_ = true;
-    cv_.notify_one();
-    g.unlock();
-    writer_.join();  // it writes every pending chunk first
+    s.stop = true;
+    s.cv.notify_one();
+    // The writer writes every pending chunk first, unless the file stops taking them.
+    std::uint64_t unwritten = 0;
+    if (!s.idle_cv.wait_for(g, kStopWait, [&] { return s.returned; })) {
+        s.abandoned = true;
+        unwritten = s.writing + chunk_records_;
+        for (const auto &p : s.pending)
+            unwritten += p.second;
+        s.pending.clear();
+        g.unlock();
+        writer_.detach();  // it holds the sink; closes the descriptor if its write() ever returns
+    } else {
+        g.unlock();
+        writer_.join();
+        g.lock();
+        // The last chunk, here: the hot path is over.
+        if (s.error.empty())
+            if (const int err = write_all(s.fd, cur_))
+                s.error = std::strerror(err);
+        if (::close(s.fd) != 0 && s.error.empty())
+            s.error = std::strerror(errno);
+        s.fd = -1;
+        g.unlock();
+    }
     g.lock();
-    // The last chunk, here: the hot path is over.
-    if (error_.empty())
-        if (const int err = write_all(fd_, cur_))
-            error_ = std::strerror(err);
-    if (::close(fd_) != 0 && error_.empty())
-        error_ = std::strerror(errno);
-    fd_ = -1;
-    std::string s = std::to_string(recorded_) + " arrivals recorded to " + path_;
+    std::string out = std::to_string(recorded_ - unwritten) + " arrivals recorded to " + path_;
     if (over_cap_)
-        s += "; " + std::to_string(over_cap_) + " later ones left out (--arrivals-max " + std::to_string(max_records_) + ")";
+        out += "; " + std::to_string(over_cap_) + " later ones left out (--arrivals-max " + std::to_string(max_records_) + ")";
     if (lost_)
-        s += "; " + std::to_string(lost_) + " lost (the disk fell behind)";
+        out += "; " + std::to_string(lost_) + " lost (the disk fell behind)";
     if (other_)
-        s += "; " + std::to_string(other_) + " commands other than READ and WRITE not recorded";
-    if (!error_.empty())
-        s += "; WRITE ERROR: " + error_ + " (the file is incomplete)";
-    return s;
+        out += "; " + std::to_string(other_) + " commands other than READ and WRITE not recorded";
+    if (unwritten || s.abandoned)
+        out += "; FILE STOPPED TAKING WRITES: abandoned after " + std::to_string(kStopWait.count()) + " ms at exit, " +
+               std::to_string(unwritten) + " records not written (the file is incomplete)";
+    else if (!s.error.empty())
+        out += "; WRITE ERROR: " + s.error + " (the file is incomplete)";
+    return out;
 }
 
 }  // namespace bg::gw

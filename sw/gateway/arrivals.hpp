@@ -12,9 +12,11 @@
 // a mutex nobody else holds for long; the writer thread alone makes system calls.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -53,26 +55,39 @@ public:
                 std::uint16_t type, std::uint64_t offset, std::uint32_t length);
     // Writes what is pending and each tenant's close, and stops the writer. Returns a summary
     // for stderr ("N arrivals recorded to PATH", with what was left out and any write error).
+    // Waits for the writer at most kStopWait: a file that stopped taking writes (a FIFO nobody
+    // reads, a hung network file system) is abandoned then, the summary saying how many records
+    // were not written, and the blocked writer is left to end with the process.
     std::string finish();
+    static constexpr std::chrono::milliseconds kStopWait{2000};
 
 private:
+    // What the writer thread touches. Shared with it, so that a writer left blocked in write() on
+    // a file that stopped taking writes (abandoned by finish() after kStopWait) keeps its own
+    // chunks, mutex and descriptor alive and never touches a freed recorder.
+    struct Sink {
+        std::mutex mu;
+        std::condition_variable cv;       // the writer: a chunk or the stop
+        std::condition_variable idle_cv;  // finish(): the writer has returned
+        std::deque<std::pair<std::string, std::uint64_t>> pending;  // full chunks, their records
+        std::vector<std::string> spare;   // written chunks, their capacity reused
+        std::uint64_t writing = 0;        // records in the chunk in write() now
+        std::string error;
+        int fd = -1;
+        bool stop = false, returned = false, abandoned = false;
+    };
     // `tenants`, or std::invalid_argument naming --arrivals for one an iolog file name cannot be.
     static std::vector<std::string> checked(const std::vector<std::string> &tenants);
-    void writer_loop();
-    void hand_off_locked();  // mu_ held: the current chunk to the writer (or dropped, counted)
+    static void writer_loop(const std::shared_ptr<Sink> &s);
+    void hand_off_locked();  // sink_->mu held: the current chunk to the writer (or dropped, counted)
 
     std::string path_;
     bg::trace::IologV3Lines lines_;  // one iolog "file" per tenant
     std::uint64_t max_records_, window_ns_;
-    int fd_ = -1;
-    std::mutex mu_;
-    std::condition_variable cv_;
-    std::string cur_;                 // the chunk being filled
-    std::deque<std::string> pending_;  // full chunks for the writer
-    std::vector<std::string> spare_;   // written chunks, their capacity reused
+    std::shared_ptr<Sink> sink_;
+    std::string cur_;  // the chunk being filled (under sink_->mu)
     std::uint64_t recorded_ = 0, over_cap_ = 0, lost_ = 0, other_ = 0, chunk_records_ = 0;
-    std::string error_;
-    bool stop_ = false, finished_ = false;
+    bool finished_ = false;
     std::thread writer_;
 };
 

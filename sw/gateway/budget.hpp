@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <list>
 #include <mutex>
 
 namespace bg::gw {
@@ -21,26 +22,50 @@ public:
     std::uint64_t limit() const { return limit_; }
     // Takes n bytes (n <= limit), waiting while they are not free; false once `give_up()` says so
     // (the connection was cut or the gateway is stopping), checked at least every 50 ms.
+    //
+    // Who gets bytes that come back: the oldest waiter, which keeps them (reserved) until it has
+    // all it asked for, so a large request is not starved by smaller later ones that would each
+    // fit in what one reply frees. A later waiter may still take bytes that were free and not
+    // reserved, so a waiter whose bytes never come back (the tenant's other replies sit unread)
+    // holds back nobody that fits beside it. O(1) per grant (amortized over the bytes given).
     bool take(std::uint64_t n, const std::function<bool()> &give_up)
     {
         std::unique_lock<std::mutex> g(mu_);
-        while (used_ + n > limit_) {
-            if (give_up())
+        if (used_ + reserved_ + n <= limit_) {
+            grant_locked(n);
+            return true;
+        }
+        Waiter w{n};
+        const auto it = waiters_.insert(waiters_.end(), &w);
+        for (;;) {
+            if (w.granted)
+                return true;
+            // Its own reservation and the free bytes nobody reserved.
+            if (used_ + (reserved_ - w.got) + n <= limit_) {
+                reserved_ -= w.got;
+                waiters_.erase(it);
+                grant_locked(n);
+                return true;
+            }
+            if (give_up()) {
+                const std::uint64_t back = w.got;
+                reserved_ -= back;
+                waiters_.erase(it);
+                hand_out_locked(back);  // the next oldest inherits what it held
+                g.unlock();
+                cv_.notify_all();
                 return false;
+            }
             cv_.wait_for(g, std::chrono::milliseconds(50));
         }
-        used_ += n;
-        peak_ = std::max(peak_, used_);
-        return true;
     }
-    // Takes n bytes if they are free now; never waits.
+    // Takes n bytes if they are free now and nobody reserved them; never waits.
     bool try_take(std::uint64_t n)
     {
         std::lock_guard<std::mutex> g(mu_);
-        if (used_ + n > limit_)
+        if (used_ + reserved_ + n > limit_)
             return false;
-        used_ += n;
-        peak_ = std::max(peak_, used_);
+        grant_locked(n);
         return true;
     }
     void give(std::uint64_t n)
@@ -48,6 +73,7 @@ public:
         {
             std::lock_guard<std::mutex> g(mu_);
             used_ -= n;
+            hand_out_locked(n);
         }
         cv_.notify_all();
     }
@@ -64,9 +90,37 @@ public:
     }
 
 private:
+    struct Waiter {
+        std::uint64_t n, got = 0;  // asked for; reserved for it so far
+        bool granted = false;
+    };
+    void grant_locked(std::uint64_t n)
+    {
+        used_ += n;
+        peak_ = std::max(peak_, used_);
+    }
+    // `n` bytes just came back (free, not reserved): the oldest waiters' reservations first, in
+    // arrival order; a waiter whose reservation and the unreserved free bytes cover it is granted.
+    void hand_out_locked(std::uint64_t n)
+    {
+        while (!waiters_.empty()) {
+            Waiter &h = *waiters_.front();
+            const std::uint64_t k = std::min(n, h.n - h.got);
+            h.got += k, reserved_ += k, n -= k;
+            if (used_ + (reserved_ - h.got) + h.n > limit_)
+                return;
+            reserved_ -= h.got;
+            grant_locked(h.n);
+            h.granted = true;
+            waiters_.pop_front();
+        }
+    }
+
     std::mutex mu_;
     std::condition_variable cv_;
     std::uint64_t limit_, used_ = 0, peak_ = 0;
+    std::uint64_t reserved_ = 0;     // bytes free but held for waiters (the sum of their `got`)
+    std::list<Waiter *> waiters_;    // oldest first; each on its taker's stack
 };
 
 // Bytes taken from a tenant's and the global budget, given back when this is destroyed.

@@ -115,6 +115,34 @@ public:
         }
         return true;
     }
+    // Exactly n bytes by `deadline`, or false (EOF, error, cut, or the deadline passed: then
+    // `late` is set). A WRITE's payload: its budget is held while it arrives, so a client that
+    // sends a header and stops must not hold it for longer than a slow client would take.
+    bool read_by(void *buf, std::size_t n, Clock::time_point deadline, bool &late)
+    {
+        auto *p = static_cast<std::uint8_t *>(buf);
+        while (n > 0) {
+            const ssize_t r = ::recv(fd_, p, n, MSG_DONTWAIT);
+            if (r > 0) {
+                p += r, n -= static_cast<std::size_t>(r);
+                continue;
+            }
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+                return false;
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+            if (left <= 0) {
+                late = true;
+                return false;
+            }
+            pollfd pf{fd_, POLLIN, 0};
+            ::poll(&pf, 1, static_cast<int>(std::min<long long>(left, 100)));
+            if (is_cut())
+                return false;
+        }
+        return true;
+    }
     bool skip(std::size_t n)
     {
         std::uint8_t buf[4096];
@@ -919,7 +947,13 @@ void Server::transmission(const std::shared_ptr<Conn> &c, std::size_t tenant)
         agg->parts.resize(hdr.type == kCmdRead || hdr.type == kCmdBlockStatus ? nchunks : 0);
         agg->charge = std::move(charge);
         std::vector<std::unique_ptr<bg::gw::Request>> parts;
-        bool torn = false;
+        bool torn = false, late = false;
+        // The payload arrives as a reply must leave: within --reply-grace + its size /
+        // --min-reply-rate of the header (docs/gateway.md, *Hostile clients*), or the connection
+        // is cut and its budget given back.
+        const auto payload_by = Clock::now() + grace +
+                                std::chrono::nanoseconds(std::uint64_t{hdr.length} * 1'000'000'000ull /
+                                                         std::max<std::uint64_t>(1, opt_.min_reply_bytes_per_s));
         for (std::uint32_t k = 0; k < nchunks; k++) {
             auto r = std::make_unique<bg::gw::Request>();
             r->type = hdr.type;
@@ -934,7 +968,7 @@ void Server::transmission(const std::shared_ptr<Conn> &c, std::size_t tenant)
                 r->data = std::move(bufs[k]);  // sized already when pooled (no zero-fill)
             if (hdr.type == kCmdWrite) {
                 r->data.resize(r->length);
-                if (!c->read_all(r->data.data(), r->length)) {
+                if (!c->read_by(r->data.data(), r->length, payload_by, late)) {
                     torn = true;
                     break;
                 }
@@ -978,7 +1012,14 @@ void Server::transmission(const std::shared_ptr<Conn> &c, std::size_t tenant)
             parts.push_back(std::move(r));
         }
         if (torn) {  // a partial write is never applied
-            note(*c, "closed in the middle of a WRITE payload");
+            if (late) {
+                errors_++;
+                c->cut();
+                note(*c, "WRITE payload of " + std::to_string(hdr.length) +
+                             " bytes not received within its deadline (--reply-grace + size / --min-reply-rate): cut");
+            } else {
+                note(*c, "closed in the middle of a WRITE payload");
+            }
             drop_slot();
             break;
         }
