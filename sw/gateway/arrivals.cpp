@@ -28,12 +28,12 @@ ArrivalRecorder::ArrivalRecorder(const std::string &path, const std::vector<std:
                                  std::uint64_t max_records, std::uint64_t window_ns)
     : path_(path), lines_(checked(tenants)), max_records_(max_records), window_ns_(window_ns)
 {
-    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd_ < 0)
+    sh_->fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (sh_->fd < 0)
         throw std::invalid_argument("--arrivals: cannot write '" + path + "': " + std::strerror(errno));
     cur_.reserve(kChunkBytes);
     lines_.header(cur_);
-    writer_ = std::thread([this] { writer_loop(); });
+    writer_ = std::thread([sh = sh_] { writer_loop(sh); });
 }
 
 ArrivalRecorder::~ArrivalRecorder()
@@ -44,7 +44,7 @@ ArrivalRecorder::~ArrivalRecorder()
 void ArrivalRecorder::record(std::uint64_t t_ns, std::uint64_t windows, std::uint64_t commit_ns, std::uint16_t tenant,
                              std::uint16_t type, std::uint64_t offset, std::uint32_t length)
 {
-    std::lock_guard<std::mutex> g(mu_);
+    std::lock_guard<std::mutex> g(sh_->mu);
     if (type != nbd::kCmdRead && type != nbd::kCmdWrite) {
         other_++;
         return;
@@ -72,64 +72,80 @@ void ArrivalRecorder::record(std::uint64_t t_ns, std::uint64_t windows, std::uin
 
 void ArrivalRecorder::hand_off_locked()
 {
-    if (cur_.empty() || pending_.size() >= kMaxPending)
+    if (cur_.empty() || sh_->pending.size() >= kMaxPending)
         return;
-    pending_.push_back(std::move(cur_));
-    if (!spare_.empty()) {
-        cur_ = std::move(spare_.back());
-        spare_.pop_back();
+    sh_->pending.push_back(std::move(cur_));
+    if (!sh_->spare.empty()) {
+        cur_ = std::move(sh_->spare.back());
+        sh_->spare.pop_back();
     } else {
         cur_ = std::string();
         cur_.reserve(kChunkBytes);
     }
     cur_.clear();
-    cv_.notify_one();
+    sh_->cv.notify_one();
 }
 
-void ArrivalRecorder::writer_loop()
+void ArrivalRecorder::writer_loop(const std::shared_ptr<Shared> &sh)
 {
     // Signals are the main thread's (its signalfd): this thread, started before the gateway
     // blocks them, must not take a SIGTERM's default action for the whole process.
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, nullptr);
-    std::unique_lock<std::mutex> g(mu_);
+    std::unique_lock<std::mutex> g(sh->mu);
     for (;;) {
-        cv_.wait(g, [&] { return stop_ || !pending_.empty(); });
-        if (pending_.empty())
-            return;  // stopping, everything written
-        std::string c = std::move(pending_.front());
-        pending_.pop_front();
+        sh->cv.wait(g, [&] { return sh->stop || !sh->pending.empty(); });
+        if (sh->pending.empty())
+            break;  // stopping, everything written
+        std::string c = std::move(sh->pending.front());
+        sh->pending.pop_front();
         g.unlock();
-        const int err = write_all(fd_, c);
+        const int err = write_all(sh->fd, c);
         g.lock();
-        if (err != 0 && error_.empty())
-            error_ = std::strerror(err);
+        if (err != 0 && sh->error.empty())
+            sh->error = std::strerror(err);
         c.clear();
-        if (spare_.size() < 2)
-            spare_.push_back(std::move(c));
+        if (sh->spare.size() < 2)
+            sh->spare.push_back(std::move(c));
     }
+    sh->done = true;
+    sh->done_cv.notify_all();
 }
 
 std::string ArrivalRecorder::finish()
 {
-    std::unique_lock<std::mutex> g(mu_);
+    std::unique_lock<std::mutex> g(sh_->mu);
     if (finished_)
         return {};
     finished_ = true;
     lines_.close(cur_);
-    stop_ = true;
-    cv_.notify_one();
+    sh_->stop = true;
+    sh_->cv.notify_one();
+    if (!sh_->done_cv.wait_for(g, kStopDeadline, [&] { return sh_->done; })) {
+        // The file stopped taking writes (a FIFO nobody reads, a hung network file system):
+        // the writer is blocked in write() and may stay there. It holds only the shared state,
+        // so it is let go, and the process's exit ends it; the gateway's stop does not wait
+        // for a file. Its fd stays open until then (closing it under a blocked write could
+        // hand the number to another file).
+        const std::size_t left = sh_->pending.size() + 1;  // + the chunk in write() now
+        g.unlock();
+        writer_.detach();
+        return std::to_string(recorded_) + " arrivals recorded to " + path_ + "; WRITE ERROR: the file took no write for " +
+               std::to_string(kStopDeadline.count()) + " s at the stop, recording abandoned with " +
+               std::to_string(left) + " chunk(s) of up to " + std::to_string(kChunkBytes >> 10) +
+               " KiB and the last records not written (the file is incomplete)";
+    }
     g.unlock();
-    writer_.join();  // it writes every pending chunk first
+    writer_.join();
     g.lock();
     // The last chunk, here: the hot path is over.
-    if (error_.empty())
-        if (const int err = write_all(fd_, cur_))
-            error_ = std::strerror(err);
-    if (::close(fd_) != 0 && error_.empty())
-        error_ = std::strerror(errno);
-    fd_ = -1;
+    if (sh_->error.empty())
+        if (const int err = write_all(sh_->fd, cur_))
+            sh_->error = std::strerror(err);
+    if (::close(sh_->fd) != 0 && sh_->error.empty())
+        sh_->error = std::strerror(errno);
+    sh_->fd = -1;
     std::string s = std::to_string(recorded_) + " arrivals recorded to " + path_;
     if (over_cap_)
         s += "; " + std::to_string(over_cap_) + " later ones left out (--arrivals-max " + std::to_string(max_records_) + ")";
@@ -137,8 +153,8 @@ std::string ArrivalRecorder::finish()
         s += "; " + std::to_string(lost_) + " lost (the disk fell behind)";
     if (other_)
         s += "; " + std::to_string(other_) + " commands other than READ and WRITE not recorded";
-    if (!error_.empty())
-        s += "; WRITE ERROR: " + error_ + " (the file is incomplete)";
+    if (!sh_->error.empty())
+        s += "; WRITE ERROR: " + sh_->error + " (the file is incomplete)";
     return s;
 }
 

@@ -12,9 +12,11 @@
 // a mutex nobody else holds for long; the writer thread alone makes system calls.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -28,6 +30,9 @@ class ArrivalRecorder {
 public:
     static constexpr std::size_t kChunkBytes = 256u << 10, kMaxPending = 16;
     static constexpr std::uint64_t kDefaultMaxRecords = 4000000;  // ~40 bytes each: ~160 MB
+    // How long the stop waits for the writer to write what is pending: 16 chunks of 256 KiB
+    // take milliseconds on any disk that still takes writes.
+    static constexpr std::chrono::seconds kStopDeadline{2};
 
     // Opens `path` for writing and writes the header. Throws std::invalid_argument naming
     // --arrivals for a file that cannot be written or a tenant name iolog cannot hold (blanks).
@@ -56,23 +61,32 @@ public:
     std::string finish();
 
 private:
+    // What the writer thread shares with the recorder, held by both: a writer the stop gives up
+    // on (a file that stopped taking writes, kStopDeadline) is detached and may outlive the
+    // recorder, so it must never touch the recorder's own memory.
+    struct Shared {
+        std::mutex mu;
+        std::condition_variable cv;       // chunks to write, or the stop
+        std::condition_variable done_cv;  // the writer has written everything and ended
+        std::deque<std::string> pending;  // full chunks for the writer
+        std::vector<std::string> spare;   // written chunks, their capacity reused
+        std::string error;
+        int fd = -1;
+        bool stop = false, done = false;
+    };
+
     // `tenants`, or std::invalid_argument naming --arrivals for one an iolog file name cannot be.
     static std::vector<std::string> checked(const std::vector<std::string> &tenants);
-    void writer_loop();
-    void hand_off_locked();  // mu_ held: the current chunk to the writer (or dropped, counted)
+    static void writer_loop(const std::shared_ptr<Shared> &sh);
+    void hand_off_locked();  // sh_->mu held: the current chunk to the writer (or dropped, counted)
 
     std::string path_;
     bg::trace::IologV3Lines lines_;  // one iolog "file" per tenant
     std::uint64_t max_records_, window_ns_;
-    int fd_ = -1;
-    std::mutex mu_;
-    std::condition_variable cv_;
-    std::string cur_;                 // the chunk being filled
-    std::deque<std::string> pending_;  // full chunks for the writer
-    std::vector<std::string> spare_;   // written chunks, their capacity reused
-    std::uint64_t recorded_ = 0, over_cap_ = 0, lost_ = 0, other_ = 0, chunk_records_ = 0;
-    std::string error_;
-    bool stop_ = false, finished_ = false;
+    std::shared_ptr<Shared> sh_ = std::make_shared<Shared>();
+    std::string cur_;  // the chunk being filled (sh_->mu)
+    std::uint64_t recorded_ = 0, over_cap_ = 0, lost_ = 0, other_ = 0;
+    bool finished_ = false;
     std::thread writer_;
 };
 
