@@ -26,15 +26,14 @@ std::vector<std::string> ArrivalRecorder::checked(const std::vector<std::string>
 
 ArrivalRecorder::ArrivalRecorder(const std::string &path, const std::vector<std::string> &tenants,
                                  std::uint64_t max_records, std::uint64_t window_ns)
-    : path_(path), lines_(checked(tenants)), max_records_(max_records), window_ns_(window_ns),
-      sink_(std::make_shared<Sink>())
+    : path_(path), lines_(checked(tenants)), max_records_(max_records), window_ns_(window_ns)
 {
-    sink_->fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (sink_->fd < 0)
+    sh_->fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (sh_->fd < 0)
         throw std::invalid_argument("--arrivals: cannot write '" + path + "': " + std::strerror(errno));
     cur_.reserve(kChunkBytes);
     lines_.header(cur_);
-    writer_ = std::thread([s = sink_] { writer_loop(s); });
+    writer_ = std::thread([sh = sh_] { writer_loop(sh); });
 }
 
 ArrivalRecorder::~ArrivalRecorder()
@@ -45,7 +44,7 @@ ArrivalRecorder::~ArrivalRecorder()
 void ArrivalRecorder::record(std::uint64_t t_ns, std::uint64_t windows, std::uint64_t commit_ns, std::uint16_t tenant,
                              std::uint16_t type, std::uint64_t offset, std::uint32_t length)
 {
-    std::lock_guard<std::mutex> g(sink_->mu);
+    std::lock_guard<std::mutex> g(sh_->mu);
     if (type != nbd::kCmdRead && type != nbd::kCmdWrite) {
         other_++;
         return;
@@ -69,108 +68,94 @@ void ArrivalRecorder::record(std::uint64_t t_ns, std::uint64_t windows, std::uin
     lines_.record(cur_, std::max(lines_.last_us(), t_ns / 1000), tenant,
                   type == nbd::kCmdRead ? bg::trace::Op::kRead : bg::trace::Op::kWrite, offset, length);
     recorded_++;
-    chunk_records_++;
 }
 
 void ArrivalRecorder::hand_off_locked()
 {
-    Sink &s = *sink_;
-    if (cur_.empty() || s.pending.size() >= kMaxPending)
+    if (cur_.empty() || sh_->pending.size() >= kMaxPending)
         return;
-    s.pending.emplace_back(std::move(cur_), chunk_records_);
-    chunk_records_ = 0;
-    if (!s.spare.empty()) {
-        cur_ = std::move(s.spare.back());
-        s.spare.pop_back();
+    sh_->pending.push_back(std::move(cur_));
+    if (!sh_->spare.empty()) {
+        cur_ = std::move(sh_->spare.back());
+        sh_->spare.pop_back();
     } else {
         cur_ = std::string();
         cur_.reserve(kChunkBytes);
     }
     cur_.clear();
-    s.cv.notify_one();
+    sh_->cv.notify_one();
 }
 
-void ArrivalRecorder::writer_loop(const std::shared_ptr<Sink> &sp)
+void ArrivalRecorder::writer_loop(const std::shared_ptr<Shared> &sh)
 {
     // Signals are the main thread's (its signalfd): this thread, started before the gateway
     // blocks them, must not take a SIGTERM's default action for the whole process.
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, nullptr);
-    Sink &s = *sp;
-    std::unique_lock<std::mutex> g(s.mu);
+    std::unique_lock<std::mutex> g(sh->mu);
     for (;;) {
-        s.cv.wait(g, [&] { return s.stop || !s.pending.empty(); });
-        if (s.pending.empty() || s.abandoned)
-            break;  // stopping, everything written (or given up on)
-        auto [c, records] = std::move(s.pending.front());
-        s.pending.pop_front();
-        s.writing = records;
+        sh->cv.wait(g, [&] { return sh->stop || !sh->pending.empty(); });
+        if (sh->pending.empty())
+            break;  // stopping, everything written
+        std::string c = std::move(sh->pending.front());
+        sh->pending.pop_front();
         g.unlock();
-        const int err = write_all(s.fd, c);
+        const int err = write_all(sh->fd, c);
         g.lock();
-        s.writing = 0;
-        if (err != 0 && s.error.empty())
-            s.error = std::strerror(err);
+        if (err != 0 && sh->error.empty())
+            sh->error = std::strerror(err);
         c.clear();
-        if (s.spare.size() < 2)
-            s.spare.push_back(std::move(c));
+        if (sh->spare.size() < 2)
+            sh->spare.push_back(std::move(c));
     }
-    s.returned = true;
-    if (s.abandoned) {  // finish() has gone: the descriptor is this thread's to close
-        ::close(s.fd);
-        s.fd = -1;
-    }
-    s.idle_cv.notify_all();
+    sh->done = true;
+    sh->done_cv.notify_all();
 }
 
 std::string ArrivalRecorder::finish()
 {
-    Sink &s = *sink_;
-    std::unique_lock<std::mutex> g(s.mu);
+    std::unique_lock<std::mutex> g(sh_->mu);
     if (finished_)
         return {};
     finished_ = true;
     lines_.close(cur_);
-    s.stop = true;
-    s.cv.notify_one();
-    // The writer writes every pending chunk first, unless the file stops taking them.
-    std::uint64_t unwritten = 0;
-    if (!s.idle_cv.wait_for(g, kStopWait, [&] { return s.returned; })) {
-        s.abandoned = true;
-        unwritten = s.writing + chunk_records_;
-        for (const auto &p : s.pending)
-            unwritten += p.second;
-        s.pending.clear();
+    sh_->stop = true;
+    sh_->cv.notify_one();
+    if (!sh_->done_cv.wait_for(g, kStopDeadline, [&] { return sh_->done; })) {
+        // The file stopped taking writes (a FIFO nobody reads, a hung network file system):
+        // the writer is blocked in write() and may stay there. It holds only the shared state,
+        // so it is let go, and the process's exit ends it; the gateway's stop does not wait
+        // for a file. Its fd stays open until then (closing it under a blocked write could
+        // hand the number to another file).
+        const std::size_t left = sh_->pending.size() + 1;  // + the chunk in write() now
         g.unlock();
-        writer_.detach();  // it holds the sink; closes the descriptor if its write() ever returns
-    } else {
-        g.unlock();
-        writer_.join();
-        g.lock();
-        // The last chunk, here: the hot path is over.
-        if (s.error.empty())
-            if (const int err = write_all(s.fd, cur_))
-                s.error = std::strerror(err);
-        if (::close(s.fd) != 0 && s.error.empty())
-            s.error = std::strerror(errno);
-        s.fd = -1;
-        g.unlock();
+        writer_.detach();
+        return std::to_string(recorded_) + " arrivals recorded to " + path_ + "; WRITE ERROR: the file took no write for " +
+               std::to_string(kStopDeadline.count()) + " s at the stop, recording abandoned with " +
+               std::to_string(left) + " chunk(s) of up to " + std::to_string(kChunkBytes >> 10) +
+               " KiB and the last records not written (the file is incomplete)";
     }
+    g.unlock();
+    writer_.join();
     g.lock();
-    std::string out = std::to_string(recorded_ - unwritten) + " arrivals recorded to " + path_;
+    // The last chunk, here: the hot path is over.
+    if (sh_->error.empty())
+        if (const int err = write_all(sh_->fd, cur_))
+            sh_->error = std::strerror(err);
+    if (::close(sh_->fd) != 0 && sh_->error.empty())
+        sh_->error = std::strerror(errno);
+    sh_->fd = -1;
+    std::string s = std::to_string(recorded_) + " arrivals recorded to " + path_;
     if (over_cap_)
-        out += "; " + std::to_string(over_cap_) + " later ones left out (--arrivals-max " + std::to_string(max_records_) + ")";
+        s += "; " + std::to_string(over_cap_) + " later ones left out (--arrivals-max " + std::to_string(max_records_) + ")";
     if (lost_)
-        out += "; " + std::to_string(lost_) + " lost (the disk fell behind)";
+        s += "; " + std::to_string(lost_) + " lost (the disk fell behind)";
     if (other_)
-        out += "; " + std::to_string(other_) + " commands other than READ and WRITE not recorded";
-    if (unwritten || s.abandoned)
-        out += "; FILE STOPPED TAKING WRITES: abandoned after " + std::to_string(kStopWait.count()) + " ms at exit, " +
-               std::to_string(unwritten) + " records not written (the file is incomplete)";
-    else if (!s.error.empty())
-        out += "; WRITE ERROR: " + s.error + " (the file is incomplete)";
-    return out;
+        s += "; " + std::to_string(other_) + " commands other than READ and WRITE not recorded";
+    if (!sh_->error.empty())
+        s += "; WRITE ERROR: " + sh_->error + " (the file is incomplete)";
+    return s;
 }
 
 }  // namespace bg::gw

@@ -30,6 +30,9 @@ class ArrivalRecorder {
 public:
     static constexpr std::size_t kChunkBytes = 256u << 10, kMaxPending = 16;
     static constexpr std::uint64_t kDefaultMaxRecords = 4000000;  // ~40 bytes each: ~160 MB
+    // How long the stop waits for the writer to write what is pending: 16 chunks of 256 KiB
+    // take milliseconds on any disk that still takes writes.
+    static constexpr std::chrono::seconds kStopDeadline{2};
 
     // Opens `path` for writing and writes the header. Throws std::invalid_argument naming
     // --arrivals for a file that cannot be written or a tenant name iolog cannot hold (blanks).
@@ -55,38 +58,34 @@ public:
                 std::uint16_t type, std::uint64_t offset, std::uint32_t length);
     // Writes what is pending and each tenant's close, and stops the writer. Returns a summary
     // for stderr ("N arrivals recorded to PATH", with what was left out and any write error).
-    // Waits for the writer at most kStopWait: a file that stopped taking writes (a FIFO nobody
-    // reads, a hung network file system) is abandoned then, the summary saying how many records
-    // were not written, and the blocked writer is left to end with the process.
     std::string finish();
-    static constexpr std::chrono::milliseconds kStopWait{2000};
 
 private:
-    // What the writer thread touches. Shared with it, so that a writer left blocked in write() on
-    // a file that stopped taking writes (abandoned by finish() after kStopWait) keeps its own
-    // chunks, mutex and descriptor alive and never touches a freed recorder.
-    struct Sink {
+    // What the writer thread shares with the recorder, held by both: a writer the stop gives up
+    // on (a file that stopped taking writes, kStopDeadline) is detached and may outlive the
+    // recorder, so it must never touch the recorder's own memory.
+    struct Shared {
         std::mutex mu;
-        std::condition_variable cv;       // the writer: a chunk or the stop
-        std::condition_variable idle_cv;  // finish(): the writer has returned
-        std::deque<std::pair<std::string, std::uint64_t>> pending;  // full chunks, their records
+        std::condition_variable cv;       // chunks to write, or the stop
+        std::condition_variable done_cv;  // the writer has written everything and ended
+        std::deque<std::string> pending;  // full chunks for the writer
         std::vector<std::string> spare;   // written chunks, their capacity reused
-        std::uint64_t writing = 0;        // records in the chunk in write() now
         std::string error;
         int fd = -1;
-        bool stop = false, returned = false, abandoned = false;
+        bool stop = false, done = false;
     };
+
     // `tenants`, or std::invalid_argument naming --arrivals for one an iolog file name cannot be.
     static std::vector<std::string> checked(const std::vector<std::string> &tenants);
-    static void writer_loop(const std::shared_ptr<Sink> &s);
-    void hand_off_locked();  // sink_->mu held: the current chunk to the writer (or dropped, counted)
+    static void writer_loop(const std::shared_ptr<Shared> &sh);
+    void hand_off_locked();  // sh_->mu held: the current chunk to the writer (or dropped, counted)
 
     std::string path_;
     bg::trace::IologV3Lines lines_;  // one iolog "file" per tenant
     std::uint64_t max_records_, window_ns_;
-    std::shared_ptr<Sink> sink_;
-    std::string cur_;  // the chunk being filled (under sink_->mu)
-    std::uint64_t recorded_ = 0, over_cap_ = 0, lost_ = 0, other_ = 0, chunk_records_ = 0;
+    std::shared_ptr<Shared> sh_ = std::make_shared<Shared>();
+    std::string cur_;  // the chunk being filled (sh_->mu)
+    std::uint64_t recorded_ = 0, over_cap_ = 0, lost_ = 0, other_ = 0;
     bool finished_ = false;
     std::thread writer_;
 };

@@ -133,10 +133,10 @@ def test_large_request_not_starved_by_siblings(tmp_path, spawn):
 def test_stalled_arrivals_file_does_not_hang_the_stop(tmp_path, spawn):
     """--arrivals on a FIFO whose reader never reads (a file that stops taking writes, as a hung
     network file system does): the engine's path is not stalled (the recorder drops what does
-    not fit), and at SIGINT the gateway used to wait for its writer thread for ever after
-    writing the report. It now waits 2 s (ArrivalRecorder::kStopWait), says on one line how many
-    records it did not write, and exits 0 within the drain's 4 s and a margin. Catches the
-    writer joined without a deadline."""
+    not fit), and at SIGINT the stop waits for the recorder's writer at most 2 s, then abandons
+    the recording with one line naming the file and what was not written, and exits 0 (the
+    report is written; a recorder's write error is not the gateway's). Catches the writer
+    joined without a deadline (the gateway never exited)."""
     fifo = tmp_path / "arrivals.fifo"
     os.mkfifo(fifo)
     held = []
@@ -158,9 +158,7 @@ def test_stalled_arrivals_file_does_not_hang_the_stop(tmp_path, spawn):
             rc = None
         log = gw.log.read_text()
         assert rc == 0, log[-500:]
-        line = [x for x in log.splitlines() if "arrivals recorded to" in x]
-        assert line and "FILE STOPPED TAKING WRITES" in line[0] and " records not written" in line[0], log[-500:]
-        print(line[0])
+        assert f"arrivals recorded to {fifo}; WRITE ERROR: the file took no write for 2 s" in log, log[-500:]
     finally:
         for fd in held:
             os.close(fd)
