@@ -183,11 +183,13 @@ def test_half_sent_writes_in_a_shared_budget(tmp_path, spawn):
         v, _ = g.connect(gw.sock, "victim")
         held.append(v)
         v.settimeout(5)
+        t0 = time.monotonic()
         g.request(v, g.CMD_READ, 0, 4096)
         try:
             err = g.reply(v, 4096)[0]
         except TimeoutError:
             err = None
+        print(f"the other tenant's 4 KiB READ beside two half-sent WRITEs: {time.monotonic() - t0:.2f} s")
         assert err == 0
     finally:
         for s in held:
