@@ -11,35 +11,16 @@ holds about 8000 deferred requests: measured, its neighbour's 4 KiB read P99 0.1
 Expected to fail until the work is bounded per tenant (docs/gateway.md, *Limits*).
 """
 
-import struct
 import threading
 import time
 
 import pytest
 
-from . import gateway as g
 from .host_load import CpuContention
 from .test_hostile import neighbour_p99_ms, spawn  # noqa: F401 (spawn: the fixture)
+from .test_hostile_pool import reader_loop
 
 CONNS, DEPTH = 16, 512
-
-
-def flood(sock, export, stop):
-    """Keeps DEPTH 4 KiB READs in flight on one connection, reading every reply."""
-    s, _ = g.connect(sock, export)
-    s.settimeout(30)
-    s.sendall(b"".join(struct.pack(">IHHQQI", g.REQUEST_MAGIC, 0, g.CMD_READ, k, (k % 256) * 4096, 4096)
-                       for k in range(DEPTH)))
-    k = DEPTH
-    try:
-        while not stop.is_set():
-            g.reply(s, 4096)
-            g.request(s, g.CMD_READ, (k % 256) * 4096, 4096, cookie=k)
-            k += 1
-    except OSError:
-        pass
-    finally:
-        s.close()
 
 
 @pytest.mark.long
@@ -48,7 +29,8 @@ def flood(sock, export, stop):
 def test_a_deferred_backlog_does_not_slow_the_neighbour(tmp_path, spawn):
     gw = spawn(tmp_path, "--realtime")
     stop = threading.Event()
-    threads = [threading.Thread(target=flood, args=(gw.sock, "victim", stop)) for _ in range(CONNS)]
+    threads = [threading.Thread(target=reader_loop, args=(gw.sock, "victim", 4096, DEPTH, stop, []))
+               for _ in range(CONNS)]
     try:
         for t in threads:
             t.start()
