@@ -309,10 +309,19 @@ def judge_case2(res: dict, sc56: dict) -> list[tuple[bool, str]]:
         else:
             serve += r[name]["iops"]
     tb = sum(r[t["name"]]["iops"] for t in sc56["tenants"])
+    tw = sum(w[t["name"]]["iops"] for t in sc56["tenants"])
+    # A tenant that gained from the others being held back (t20k 10396 under bios, 5477 under
+    # wild, on a profile calibrated at 56 connections) counts at its bios figure beside the
+    # others' wild ones: a sum (26522) the machine served under neither rule (18393, 21603).
+    # What it can serve is then at most the larger total it did serve.
+    capped = serve > max(tb, tw)
+    serve = min(serve, max(tb, tw))
     out.append((tb >= SERVE_SLACK * serve,
                 f"case 2: total {tb:.0f} IOPS >= 95 % of what the machine can serve these clients, {serve:.0f} "
-                f"(wild's figure for each held-back tenant, the tenant's own for the others; wild's total "
-                f"{sum(w[t['name']]['iops'] for t in sc56['tenants']):.0f})"))
+                + ("(the larger total it served under either rule: wild's figure for each held-back tenant and "
+                   "the tenant's own for the others sum to more" if capped else
+                   "(wild's figure for each held-back tenant, the tenant's own for the others") +
+                f"; wild's total {tw:.0f})"))
     return out
 
 
