@@ -16,17 +16,18 @@
 
 namespace bg::gw {
 
-std::vector<std::string> ArrivalRecorder::checked(const std::vector<std::string> &tenants)
+bg::trace::IologV3Lines ArrivalRecorder::lines_for(const std::vector<std::string> &tenants)
 {
-    for (const std::string &n : tenants)
-        if (n.empty() || n.find_first_of(" \t\r\n") != std::string::npos)
-            throw std::invalid_argument("--arrivals: tenant name '" + n + "' has a blank, which an iolog file name cannot");
-    return tenants;
+    try {
+        return bg::trace::IologV3Lines(tenants);
+    } catch (const std::invalid_argument &e) {
+        throw std::invalid_argument(std::string("--arrivals: ") + e.what());
+    }
 }
 
 ArrivalRecorder::ArrivalRecorder(const std::string &path, const std::vector<std::string> &tenants,
                                  std::uint64_t max_records, std::uint64_t window_ns)
-    : path_(path), lines_(checked(tenants)), max_records_(max_records), window_ns_(window_ns)
+    : path_(path), lines_(lines_for(tenants)), max_records_(max_records), window_ns_(window_ns)
 {
     sh_->fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (sh_->fd < 0)

@@ -75,8 +75,9 @@ private:
         bool stop = false, done = false;
     };
 
-    // `tenants`, or std::invalid_argument naming --arrivals for one an iolog file name cannot be.
-    static std::vector<std::string> checked(const std::vector<std::string> &tenants);
+    // One iolog file per tenant; IologV3Lines's std::invalid_argument for a name an iolog file
+    // name cannot be, prefixed with --arrivals.
+    static bg::trace::IologV3Lines lines_for(const std::vector<std::string> &tenants);
     static void writer_loop(const std::shared_ptr<Shared> &sh);
     void hand_off_locked();  // sh_->mu held: the current chunk to the writer (or dropped, counted)
 

@@ -90,6 +90,18 @@ struct Out {
     }
 };
 
+namespace {
+
+// When a transfer of `bytes` that may start at `start` must be done: --reply-grace plus its size
+// at --min-reply-rate. A reply leaving and a WRITE payload arriving follow the same rule.
+Clock::time_point transfer_deadline(Clock::time_point start, std::uint64_t bytes, std::uint64_t rate,
+                                    std::chrono::milliseconds grace)
+{
+    return start + grace + std::chrono::nanoseconds(bytes * 1'000'000'000ull / std::max<std::uint64_t>(1, rate));
+}
+
+}  // namespace
+
 // A client socket. Closed when the last thread holding it lets go, so nothing ever writes to a
 // descriptor number the kernel has handed to someone else.
 class Conn {
@@ -277,7 +289,7 @@ public:
             }
             const std::uint64_t bytes = o.sent + o.size();
             const auto head = o.at_head != Clock::time_point{} ? o.at_head : Clock::now();
-            const auto deadline = head + grace + std::chrono::nanoseconds(bytes * 1'000'000'000ull / rate);
+            const auto deadline = transfer_deadline(head, bytes, rate, grace);
             const bool ok = send_by(o.head, deadline) && [&] {
                 for (const Bytes &b : o.body)
                     if (!send_by(b, deadline))
@@ -951,9 +963,7 @@ void Server::transmission(const std::shared_ptr<Conn> &c, std::size_t tenant)
         // The payload arrives as a reply must leave: within --reply-grace + its size /
         // --min-reply-rate of the header (docs/gateway.md, *Hostile clients*), or the connection
         // is cut and its budget given back.
-        const auto payload_by = Clock::now() + grace +
-                                std::chrono::nanoseconds(std::uint64_t{hdr.length} * 1'000'000'000ull /
-                                                         std::max<std::uint64_t>(1, opt_.min_reply_bytes_per_s));
+        const auto payload_by = transfer_deadline(Clock::now(), hdr.length, opt_.min_reply_bytes_per_s, grace);
         for (std::uint32_t k = 0; k < nchunks; k++) {
             auto r = std::make_unique<bg::gw::Request>();
             r->type = hdr.type;
