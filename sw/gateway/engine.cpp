@@ -122,6 +122,8 @@ Engine::Engine(const bg::sim::Scenario &sc, const EngineOptions &opt, std::vecto
     slots_.resize(kTags);
     for (std::uint32_t k = kTags; k-- > 0;)
         free_tags_.push_back(static_cast<std::uint16_t>(k));
+    tenant_tags_.assign(n, 0);
+    tag_cv_ = std::vector<std::condition_variable>(n);
     st_.resize(n);
     last_.resize(n);
     thread_completed_.assign(sc_.dpu.threads, 0);
@@ -184,7 +186,11 @@ void Engine::stop(std::chrono::milliseconds drain)
     for (std::thread &t : threads_)
         t.join();
     threads_.clear();
-    tag_cv_.notify_all();
+    {
+        std::lock_guard<std::mutex> g(dev_mu_);  // a waiter between its test and its wait sees stop_
+    }
+    for (std::condition_variable &cv : tag_cv_)
+        cv.notify_all();
 }
 
 void Engine::WorkQueue::push(Request *r)
@@ -230,14 +236,23 @@ void Engine::submit(std::unique_ptr<Request> r)
         return;
     }
     std::unique_lock<std::mutex> g(dev_mu_);
-    tag_cv_.wait(g, [&] { return !free_tags_.empty() || stop_.load(); });
-    if (free_tags_.empty()) {  // stopping
+    const std::uint32_t tn = r->tenant;
+    auto may_take = [&] { return !free_tags_.empty() && tenant_tags_[tn] < opt_.tenant_depth; };
+    if (!may_take()) {
+        {
+            std::lock_guard<std::mutex> s(st_mu_);
+            st_[tn].depth_waits++;
+        }
+        tag_cv_[tn].wait(g, [&] { return may_take() || stop_.load(); });
+    }
+    if (!may_take()) {  // stopping
         g.unlock();
         finish(r.release(), nbd::kEio);  // never reached while clients are served; stop() drains first
         return;
     }
     r->tag = free_tags_.back();
     free_tags_.pop_back();
+    tenant_tags_[tn]++;
     Request *raw = r.get();
     slots_[raw->tag] = std::move(r);
     {
@@ -614,14 +629,22 @@ void Engine::finish(Request *r, std::uint32_t error)
     }
     finished_++;
     std::unique_ptr<Request> own;
+    bool pool_was_empty = false;
     {
         std::lock_guard<std::mutex> g(dev_mu_);
         if (admitted || slots_[r->tag].get() == r) {
             own = std::move(slots_[r->tag]);
+            pool_was_empty = free_tags_.empty();
             free_tags_.push_back(r->tag);
+            tenant_tags_[r->tenant]--;
         }
     }
-    tag_cv_.notify_one();
+    if (own) {
+        tag_cv_[r->tenant].notify_one();
+        if (pool_was_empty)  // any tenant's waiter below its depth may take this tag
+            for (std::condition_variable &cv : tag_cv_)
+                cv.notify_one();
+    }
     if (!own)
         delete r;  // never got a tag (the engine was stopping)
     in_flight_--;
@@ -658,8 +681,8 @@ std::string Engine::live_json()
              num(static_cast<double>(l.s_bytes) / last_second_s_ / 1e6, 3) + ", \"deferrals\": " +
              std::to_string(l.s_defer) + ", \"lat_us\": " + lat(l.s_lat) + "}, \"total\": {\"completed\": " +
              std::to_string(t.completed) + ", \"bytes\": " + std::to_string(t.bytes) + ", \"throttled\": " +
-             std::to_string(t.throttled) + ", \"deferred_ios\": " + std::to_string(t.deferred_ios) + ", \"lat_us\": " +
-             lat(t.lat) + "}}";
+             std::to_string(t.throttled) + ", \"deferred_ios\": " + std::to_string(t.deferred_ios) + ", \"depth_waits\": " +
+             std::to_string(t.depth_waits) + ", \"lat_us\": " + lat(t.lat) + "}}";
     }
     return j + "]}\n";
 }

@@ -82,6 +82,12 @@ struct EngineOptions {
     bool realtime = false;
     // --arrivals: every READ and WRITE descriptor's first offer is recorded here (arrivals.hpp).
     ArrivalRecorder *arrivals = nullptr;
+    // --tenant-depth: requests one tenant may have in the engine (admitted or deferred), as a
+    // device's queues bound a VM's outstanding I/O. Every deferred request is offered again each
+    // window under the engine lock, so this bounds the window's work one tenant can cause, and
+    // keeps one tenant from holding all 2^16 tags. A request beyond it waits in its connection's
+    // thread (which then reads no more from its socket), counted in the tenant's depth_waits.
+    std::uint32_t tenant_depth = 1024;
 };
 
 class Engine {
@@ -101,7 +107,8 @@ public:
     std::uint8_t ingress_queue(std::size_t t, std::uint32_t k) const;
     std::uint16_t vcpu_queue(std::size_t t, std::uint32_t k) const;
 
-    // Schedules one valid command. Blocks while all 2^16 tags are in flight. Once stopped,
+    // Schedules one valid command. Blocks while all 2^16 tags are in flight, or its tenant has
+    // --tenant-depth requests in the engine. Once stopped,
     // answers it at once with ESHUTDOWN.
     void submit(std::unique_ptr<Request> r);
 
@@ -116,6 +123,7 @@ public:
 private:
     struct TenantStats {
         std::uint64_t completed = 0, bytes = 0, throttled = 0, deferred_ios = 0, generated = 0;
+        std::uint64_t depth_waits = 0;  // requests that waited for the tenant's --tenant-depth
         std::uint64_t admitted_by[4] = {};
         std::uint64_t buffer_borrows = 0;  // admissions whose buffer came from the shared pool
         bg::sim::LatencyHist lat;
@@ -181,7 +189,8 @@ private:
     bg::sim::WithheldTally withheld_{sc_};
     std::vector<std::unique_ptr<Request>> slots_;
     std::vector<std::uint16_t> free_tags_;
-    std::condition_variable tag_cv_;
+    std::vector<std::uint32_t> tenant_tags_;          // tags each tenant holds
+    std::vector<std::condition_variable> tag_cv_;     // per tenant: its waiters for a tag
     std::vector<IoDesc> descs_;
     std::vector<IoDecision> decs_;
     // windows_late_: run after their deadline had passed (caught up); window_overruns_: skipped.

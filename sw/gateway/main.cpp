@@ -36,7 +36,7 @@ const char *const kUsage =
     "         [--data-dir DIR] [--export-size SIZE] [--control PATH] [--out REPORT.json]\n"
     "         [--live] [--no-pace] [--realtime] [--allow-remote] [--max-conns N] [--verbose]\n"
     "         [--handshake-slots N] [--handshake-timeout MS] [--tenant-buffer SIZE] [--buffer SIZE]\n"
-    "         [--min-reply-rate SIZE] [--reply-grace MS] [--profile HOST.yaml]\n"
+    "         [--min-reply-rate SIZE] [--reply-grace MS] [--tenant-depth N] [--profile HOST.yaml]\n"
     "         [--arrivals FILE] [--arrivals-max N] [--arrivals-clock wall|window]\n"
     "One NBD export per tenant of the scenario, named after it; see docs/gateway.md.\n"
     "  --data-dir DIR      back each export by DIR/<tenant>.img (sparse); default: memory\n"
@@ -55,6 +55,7 @@ const char *const kUsage =
     "  --buffer SIZE       bytes held for all tenants (default: tenants x --tenant-buffer)\n"
     "  --min-reply-rate SIZE   per second a client must read its replies at (1m) ...\n"
     "  --reply-grace MS    ... after this much time per reply (1000), or it is cut\n"
+    "  --tenant-depth N    requests one tenant may have admitted or deferred at once (1024)\n"
     "  --arrivals FILE     record every READ/WRITE's first offer (time, tenant, op, offset, length)\n"
     "                      as fio iolog v3, for burstgate-sim --arrivals to replay\n"
     "  --arrivals-max N    at most N records in it (4000000); later arrivals are counted only\n"
@@ -212,6 +213,7 @@ int main(int argc, char **argv)
     std::uint64_t export_size = 1ull << 30, seed = 0;
     bool have_seed = false, live = ::isatty(2) != 0, pace = true, allow_remote = false, verbose = false, realtime = false;
     unsigned max_conns = 16;
+    std::uint32_t tenant_depth = bg::gw::EngineOptions{}.tenant_depth;
     bg::gw::ServerOptions so;
     try {
         bg::cli::ArgReader args(argc, argv);
@@ -250,6 +252,7 @@ int main(int argc, char **argv)
             else if (a == "--buffer") so.global_buffer = parse_bytes(args.value(), "--buffer");
             else if (a == "--min-reply-rate") so.min_reply_bytes_per_s = parse_bytes(args.value(), "--min-reply-rate");
             else if (a == "--reply-grace") so.reply_grace_ms = static_cast<unsigned>(args.integer(10, 600000));
+            else if (a == "--tenant-depth") tenant_depth = static_cast<std::uint32_t>(args.integer(1, 65536));
             else if (a == "-h" || a == "--help") {
                 std::fputs(kUsage, stdout);
                 return 0;
@@ -290,6 +293,7 @@ int main(int argc, char **argv)
         eo.seed = have_seed ? seed : sc.seed;
         eo.pace = pace;
         eo.realtime = realtime;
+        eo.tenant_depth = tenant_depth;
         std::unique_ptr<bg::gw::ArrivalRecorder> recorder;
         if (!arrivals.empty()) {
             std::vector<std::string> names;

@@ -198,9 +198,11 @@ def run(a):
         tmp = pathlib.Path(d)
         sock = str(tmp / "gw.sock")
         # fio's jobs connect at once: the tenant's connection cap and the handshake pool (16 each
-        # by default) are raised to --numjobs, or the 17th connection is refused.
+        # by default) are raised to --numjobs, or the 17th connection is refused; the tenant's
+        # depth in the engine (1024) to what fio keeps in flight, so the measured depth is fio's.
         base = [str(gw), "--unix", sock, "--export-size", "1g", "--out", str(tmp / "report.json"),
-                "--max-conns", str(max(16, a.numjobs)), "--handshake-slots", str(max(16, a.numjobs))]
+                "--max-conns", str(max(16, a.numjobs)), "--handshake-slots", str(max(16, a.numjobs)),
+                "--tenant-depth", str(min(65536, max(1024, a.numjobs * a.iodepth)))]
         if a.data_dir:
             base += ["--data-dir", a.data_dir]
         # Pass 1: the data path alone.
