@@ -92,13 +92,17 @@ gateway-overhead: cpp ## burstgate-gateway beside nbdkit's memory plugin, 4 KiB 
 calibrate: cpp ## measure this host through the gateway (fio nbd, unpaced) and write its profile: $(BUILD)/host_profile.yaml (PROFILE=)
 	$(VENV)/bin/burstgate calibrate --out $(or $(PROFILE),$(BUILD)/host_profile.yaml)
 
+.PHONY: calibrate-56
+calibrate-56: cpp ## the host profile at compare-qemu case 2's concurrency (56 connections x iodepth 2): $(BUILD)/host_profile_56.yaml
+	$(VENV)/bin/burstgate calibrate --numjobs 56 --iodepth 2 --repeat 1 --seconds 2 --out $(BUILD)/host_profile_56.yaml
+
 .PHONY: calibrate-check
 calibrate-check: cpp ## calibrate, then burstgate-sim on the profile must predict the paced gateway's max 4k/64k IOPS within 15 %
 	PYTHONWARNINGS=error $(PY) -m pytest -q -s -m long tests/gateway/test_calibration.py
 
 .PHONY: compare-qemu
-compare-qemu: cpp ## issue 18's victim/neighbour on burstgate (bios, host profile: make calibrate first) and qemu-storage-daemon throttle groups: tables, then PASS/MISS per issue 18 criterion [SECONDS_EACH= CASE=1|2]
-	$(PY) scripts/compare_qemu.py --build $(CMAKE_BUILD) --profile $(or $(PROFILE),$(BUILD)/host_profile.yaml) $(if $(SECONDS_EACH),--seconds $(SECONDS_EACH)) $(if $(CASE),--case $(CASE))
+compare-qemu: cpp ## issue 18's victim/neighbour on burstgate (bios, host profile: make calibrate first; case 2 on make calibrate-56's if present) and qemu-storage-daemon throttle groups: tables, then PASS/MISS per issue 18 criterion [SECONDS_EACH= CASE=1|2]
+	$(PY) scripts/compare_qemu.py --build $(CMAKE_BUILD) --profile $(or $(PROFILE),$(BUILD)/host_profile.yaml) $(if $(wildcard $(BUILD)/host_profile_56.yaml),--profile56 $(BUILD)/host_profile_56.yaml) $(if $(SECONDS_EACH),--seconds $(SECONDS_EACH)) $(if $(CASE),--case $(CASE))
 
 .PHONY: reproduce
 reproduce: cpp ## run the simulator reproductions of the papers' figures (scenarios/), one Dask task per experiment, print the tables and draw out/reproduce/*.png

@@ -160,6 +160,7 @@ int bg_bios_init(bg_bios *b, const bg_bios_params *p, bg_bios_tenant *tenants,
     for (unsigned d = 0; d < BG_COST_DIMS; d++) {
         b->reserved.d[d] = p->total.d[d] - (uint32_t)sum[d];
         b->dropped_sum.d[d] = 0;
+        b->dropped_base.d[d] = 0;
     }
     for (unsigned w = 0; w < BG_BIOS_BITMAP_WORDS; w++)
         b->dropped[w] = 0;
@@ -189,8 +190,10 @@ static void wake(bg_bios *b, const uint64_t *active)
             uint32_t i = w * 64u + (uint32_t)__builtin_ctzll(bits);
             bits &= bits - 1u;
             bg_bios_tenant *t = &b->t[i];
-            for (unsigned d = 0; d < BG_COST_DIMS; d++)
+            for (unsigned d = 0; d < BG_COST_DIMS; d++) {
                 b->dropped_sum.d[d] -= t->alloc.d[d];
+                b->dropped_base.d[d] -= t->res_base.d[d];
+            }
             credit_idle(t, b->window - t->dropped_at - 1u);
             b->sched_list[b->n_sched++] = (uint16_t)i;
         }
@@ -383,8 +386,10 @@ static void drop_idle(bg_bios *b, const uint64_t *active)
                 continue;
             gone[w] |= 1ull << bit;
             t->dropped_at = b->window;
-            for (unsigned d = 0; d < BG_COST_DIMS; d++)
+            for (unsigned d = 0; d < BG_COST_DIMS; d++) {
                 b->dropped_sum.d[d] += t->alloc.d[d];
+                b->dropped_base.d[d] += t->res_base.d[d];
+            }
         }
         any |= gone[w];
     }

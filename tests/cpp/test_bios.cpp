@@ -87,7 +87,7 @@ TEST(BiosInit, RejectsBadConfigurations)
     Bench none(1, splat(3000), splat(1000), splat(3000));
     EXPECT_EQ(bg_bios_init(&none.b, &none.p, none.t.data(), none.sched.data(), none.burst.data(), 0), BG_BIOS_E_COUNT);
     Bench opt(2, splat(3000), splat(1000), splat(3000));
-    opt.p.options = 4;
+    opt.p.options = BG_BIOS_OPT_ALL + 1;  // the first bit no option has
     EXPECT_EQ(opt.init(), BG_BIOS_E_OPTION);
     Bench many(2, splat(3000), splat(1000), splat(3000));
     many.p.reserve_tenants = BG_BIOS_RESERVE_TENANTS_MAX + 1;

@@ -103,8 +103,10 @@ static void wake(bg_bios *b, const uint64_t *active)
             uint32_t i = w * 64u + (uint32_t)__builtin_ctzll(bits);
             bits &= bits - 1u;
             bg_bios_tenant *t = &b->t[i];
-            for (unsigned d = 0; d < BG_COST_DIMS; d++)
+            for (unsigned d = 0; d < BG_COST_DIMS; d++) {
                 b->dropped_sum.d[d] -= t->alloc.d[d];
+                b->dropped_base.d[d] -= t->res_base.d[d];  // options: the shortfall reserve
+            }
             credit_idle(t, b->window - t->dropped_at - 1u);
             b->sched_list[b->n_sched++] = (uint16_t)i;
         }
@@ -116,6 +118,7 @@ void bg_bios_run(bg_bios *b, const bg_bios_usage *u, const uint64_t *active)
     const uint32_t alpha = b->p.alpha_q16, wt = b->p.weight_throttle_q16;
     uint32_t unused[BG_COST_DIMS];
     uint64_t den[BG_COST_DIMS] = {0};
+    uint32_t shortfall[BG_COST_DIMS] = {0};  // options: BG_BIOS_OPT_RESERVE_SHORTFALL
 
     wake(b, active);
     for (unsigned d = 0; d < BG_COST_DIMS; d++)
@@ -141,6 +144,7 @@ void bg_bios_run(bg_bios *b, const bg_bios_usage *u, const uint64_t *active)
             t->alloc.d[d] = a;
             t->demand.d[d] = dem;
             unused[d] -= a;
+            shortfall[d] += base - a;
             den[d] += dem;
         }
         if (t->mode == BG_BURST_CREDIT)
@@ -149,6 +153,19 @@ void bg_bios_run(bg_bios *b, const bg_bios_usage *u, const uint64_t *active)
         burst_cap(t, &cap);
         for (unsigned d = 0; d < BG_COST_DIMS; d++)
             t->lend.d[d] = cap.d[d] - t->alloc.d[d];
+    }
+
+    // options: under BG_BIOS_OPT_RESERVE_SHORTFALL the pool is at most what allocations fall
+    // short of bases by (dropped tenants included); the rest of the reserve is shared out.
+    uint32_t pool[BG_COST_DIMS];
+    for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+        pool[d] = b->reserve.d[d];
+        if (b->p.options & BG_BIOS_OPT_RESERVE_SHORTFALL) {
+            const uint32_t need = shortfall[d] + (b->dropped_base.d[d] - b->dropped_sum.d[d]);
+            const uint32_t cut = min32(pool[d], need);
+            unused[d] += pool[d] - cut;
+            pool[d] = cut;
+        }
     }
 
     share_ctx s[BG_COST_DIMS];
@@ -178,13 +195,15 @@ void bg_bios_run(bg_bios *b, const bg_bios_usage *u, const uint64_t *active)
         keep--;
         b->dropped[i >> 6] |= 1ull << (i & 63u);
         t->dropped_at = b->window;
-        for (unsigned d = 0; d < BG_COST_DIMS; d++)
+        for (unsigned d = 0; d < BG_COST_DIMS; d++) {
             b->dropped_sum.d[d] += t->alloc.d[d];
+            b->dropped_base.d[d] += t->res_base.d[d];
+        }
     }
     b->n_sched = keep;
     b->n_burst = nb;
     for (unsigned d = 0; d < BG_COST_DIMS; d++)
-        b->reserved.d[d] = b->reserve.d[d] + unused[d];
+        b->reserved.d[d] = pool[d] + unused[d];
     b->window++;
 }
 
@@ -347,6 +366,7 @@ void expect_same(const State &opt, const State &ref, const std::string &at)
         ASSERT_EQ(opt.burst[j], ref.burst[j]) << "burst_list[" << j << "] at " << at;
     expect_vec(o.reserved, r.reserved, "reserved pool", 0, at);
     expect_vec(o.dropped_sum, r.dropped_sum, "dropped_sum", 0, at);
+    expect_vec(o.dropped_base, r.dropped_base, "dropped_base", 0, at);
     for (unsigned w = 0; w < BG_BIOS_BITMAP_WORDS; w++)
         ASSERT_EQ(o.dropped[w], r.dropped[w]) << "dropped bitmap word " << w << " at " << at;
     for (std::uint32_t i = 0; i < r.n; i++) {

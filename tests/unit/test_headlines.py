@@ -213,6 +213,12 @@ def test_variations_have_their_measured_effect(run):
     share = r.columns[4]
     assert rows["printed"][share] < 0.75 <= 0.9 <= rows["reserve_share"][share]
     assert rows["project"][share] >= 0.85
+    # Every tenant bursting (scenarios/four_bursting.yaml): the printed pool, 44 % of that host,
+    # sits idle (0.672 of WildCBS's total); capped at the allocations' shortfall it is shared out
+    # (0.977). Catches the shortfall cap not applied, or applied to the printed default.
+    four = r.columns[8]
+    assert rows["printed"][four] < 0.75, rows["printed"][four]
+    assert rows["reserve_shortfall"][four] >= 0.95, rows["reserve_shortfall"][four]
     # What reclaim and the pool paid below base: the grant carry, since it keeps the base BIOS
     # lends from an active tenant, pays most of what reclaim paid (28 printed before, now 1), so
     # the two together tell the variations apart (printed 72, the variations 22-47).
@@ -230,6 +236,7 @@ def test_variations_have_their_measured_effect(run):
     ("bios:\n  floor_share: 2\n", "bios.floor_share: must be in 0..1"),
     ("bios:\n  reserve: half\n", "bios.reserve: unknown value 'half'"),
     ("bios:\n  usage_clamp: maybe\n", "bios.usage_clamp"),
+    ("bios:\n  reserve_shortfall: 1.5\n", "bios.reserve_shortfall"),
     ("bios:\n  floor: 0.1\n", "bios.floor"),
 ])
 def test_bad_bios_keys_exit_2_with_their_line(tmp_path, text, where):
@@ -265,7 +272,7 @@ def test_bad_buffer_keys_exit_2_with_their_path(tmp_path, buffers, where):
 
 
 @pytest.mark.parametrize("bios", [{}, {"floor_share": 0.0625, "usage_clamp": True, "spill_base": True,
-                                       "reserve": "share"}], ids=["printed", "variations"])
+                                       "reserve": "share", "reserve_shortfall": True}], ids=["printed", "variations"])
 def test_bios_options_are_engine_agnostic(tmp_path, bios):
     """The `bios:` options are firmware configuration, so the Verilated kernel and the model give
     byte-identical reports and series under the printed algorithm and under every variation
