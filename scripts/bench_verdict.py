@@ -23,9 +23,11 @@ class Verdicts:
         return bool(ok)
 
     def print_all(self, title: str) -> int:
+        """A line whose verdict is None is a note: printed, not counted."""
         print(f"\n{title}\n")
         for ok, text in self.lines:
-            print(f"- {'PASS' if ok else 'MISS'} {text}")
-        missed = sum(1 for ok, _ in self.lines if not ok)
-        print(f"\n{len(self.lines) - missed} of {len(self.lines)} criteria met")
+            print(f"- {'NOTE' if ok is None else 'PASS' if ok else 'MISS'} {text}")
+        judged = [ok for ok, _ in self.lines if ok is not None]
+        missed = sum(1 for ok in judged if not ok)
+        print(f"\n{len(judged) - missed} of {len(judged)} criteria met")
         return missed
