@@ -663,6 +663,11 @@ std::string num(double v, int decimals = 1)
 
 std::string Engine::live_json()
 {
+    std::vector<std::uint32_t> held;  // tags per tenant (dev_mu_ before st_mu_, the lock order)
+    {
+        std::lock_guard<std::mutex> g(dev_mu_);
+        held = tenant_tags_;
+    }
     std::lock_guard<std::mutex> s(st_mu_);
     const double el = secs(Clock::now() - t0_);
     std::string j = "{\"uptime_s\": " + num(el, 3) + ", \"engine\": \"" + dev_->engine() + "\", \"scheduler\": \"" +
@@ -679,7 +684,8 @@ std::string Engine::live_json()
         j += std::string(i ? ", " : "") + "{\"name\": \"" + sc_.tenants[i].name + "\", \"last_second\": {\"iops\": " +
              num(static_cast<double>(l.s_done) / last_second_s_) + ", \"mbps\": " +
              num(static_cast<double>(l.s_bytes) / last_second_s_ / 1e6, 3) + ", \"deferrals\": " +
-             std::to_string(l.s_defer) + ", \"lat_us\": " + lat(l.s_lat) + "}, \"total\": {\"completed\": " +
+             std::to_string(l.s_defer) + ", \"lat_us\": " + lat(l.s_lat) + "}, \"in_engine\": " + std::to_string(held[i]) +
+             ", \"total\": {\"completed\": " +
              std::to_string(t.completed) + ", \"bytes\": " + std::to_string(t.bytes) + ", \"throttled\": " +
              std::to_string(t.throttled) + ", \"deferred_ios\": " + std::to_string(t.deferred_ios) + ", \"depth_waits\": " +
              std::to_string(t.depth_waits) + ", \"lat_us\": " + lat(t.lat) + "}}";
