@@ -24,7 +24,7 @@ inline constexpr bg_bios_params kPrinted{kThreadWindow, 0, BG_BIOS_ONE / 2, 2 * 
 // The project's variations (docs/results.md, "BIOS: Algorithm 1 as printed, and the project's
 // variations"): a 5 % pool, a floor of base / 16, the usage clamp and the spill trigger.
 inline constexpr bg_bios_params kVariations{kThreadWindow, BG_BIOS_ONE / 20, BG_BIOS_ONE / 2, 2 * BG_BIOS_ONE,
-                                            BG_BIOS_ONE / 16, BG_BIOS_OPT_ALL, 0};
+                                            BG_BIOS_ONE / 16, BG_BIOS_OPT_PROJECT, 0};
 
 struct WindowCounters {
     std::vector<bg_bios_usage> u;

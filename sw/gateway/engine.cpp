@@ -123,7 +123,7 @@ Engine::Engine(const bg::sim::Scenario &sc, const EngineOptions &opt, std::vecto
     for (std::uint32_t k = kTags; k-- > 0;)
         free_tags_.push_back(static_cast<std::uint16_t>(k));
     tenant_tags_.assign(n, 0);
-    tag_cv_ = std::vector<std::condition_variable>(n);
+    tag_waiters_.resize(n);
     st_.resize(n);
     last_.resize(n);
     thread_completed_.assign(sc_.dpu.threads, 0);
@@ -186,11 +186,11 @@ void Engine::stop(std::chrono::milliseconds drain)
     for (std::thread &t : threads_)
         t.join();
     threads_.clear();
-    {
-        std::lock_guard<std::mutex> g(dev_mu_);  // a waiter between its test and its wait sees stop_
-    }
-    for (std::condition_variable &cv : tag_cv_)
-        cv.notify_all();
+    // Connection threads still waiting for a tag answer ESHUTDOWN (submit).
+    std::lock_guard<std::mutex> g(dev_mu_);
+    for (auto &q : tag_waiters_)
+        for (TagWaiter *w : q)
+            w->cv.notify_one();
 }
 
 void Engine::WorkQueue::push(Request *r)
@@ -238,16 +238,24 @@ void Engine::submit(std::unique_ptr<Request> r)
     std::unique_lock<std::mutex> g(dev_mu_);
     const std::uint32_t tn = r->tenant;
     auto may_take = [&] { return !free_tags_.empty() && tenant_tags_[tn] < opt_.tenant_depth; };
-    if (!may_take()) {
+    std::deque<TagWaiter *> &queue = tag_waiters_[tn];
+    if (!queue.empty() || !may_take()) {
+        // In arrival order behind the tenant's earlier waiters: a connection whose own request
+        // just finished must not take the slot ahead of the ones already waiting.
         {
             std::lock_guard<std::mutex> s(st_mu_);
             st_[tn].depth_waits++;
         }
-        tag_cv_[tn].wait(g, [&] { return may_take() || stop_.load(); });
+        TagWaiter me;
+        queue.push_back(&me);
+        me.cv.wait(g, [&] { return stop_.load() || (queue.front() == &me && may_take()); });
+        queue.erase(std::find(queue.begin(), queue.end(), &me));
+        if (!queue.empty())  // the next in line, once this one has its tag (dev_mu_ is held)
+            queue.front()->cv.notify_one();
     }
-    if (!may_take()) {  // stopping
+    if (stop_.load() || !may_take()) {  // stopped while it waited (or right before it asked)
         g.unlock();
-        finish(r.release(), nbd::kEio);  // never reached while clients are served; stop() drains first
+        finish(r.release(), nbd::kEshutdown);
         return;
     }
     r->tag = free_tags_.back();
@@ -629,21 +637,24 @@ void Engine::finish(Request *r, std::uint32_t error)
     }
     finished_++;
     std::unique_ptr<Request> own;
-    bool pool_was_empty = false;
     {
         std::lock_guard<std::mutex> g(dev_mu_);
         if (admitted || slots_[r->tag].get() == r) {
             own = std::move(slots_[r->tag]);
-            pool_was_empty = free_tags_.empty();
+            const bool pool_was_empty = free_tags_.empty();
             free_tags_.push_back(r->tag);
             tenant_tags_[r->tenant]--;
+            // The first waiter of this tenant may go; with the pool empty until now, the first
+            // of every tenant may (one takes the tag, the others test and wait again).
+            // Notified under dev_mu_: a waiter leaves its queue only with dev_mu_ held.
+            if (pool_was_empty) {
+                for (auto &q : tag_waiters_)
+                    if (!q.empty())
+                        q.front()->cv.notify_one();
+            } else if (!tag_waiters_[r->tenant].empty()) {
+                tag_waiters_[r->tenant].front()->cv.notify_one();
+            }
         }
-    }
-    if (own) {
-        tag_cv_[r->tenant].notify_one();
-        if (pool_was_empty)  // any tenant's waiter below its depth may take this tag
-            for (std::condition_variable &cv : tag_cv_)
-                cv.notify_one();
     }
     if (!own)
         delete r;  // never got a tag (the engine was stopping)

@@ -123,7 +123,7 @@ public:
 private:
     struct TenantStats {
         std::uint64_t completed = 0, bytes = 0, throttled = 0, deferred_ios = 0, generated = 0;
-        std::uint64_t depth_waits = 0;  // requests that waited for the tenant's --tenant-depth
+        std::uint64_t depth_waits = 0;  // requests that waited for a tag: its --tenant-depth, or the pool
         std::uint64_t admitted_by[4] = {};
         std::uint64_t buffer_borrows = 0;  // admissions whose buffer came from the shared pool
         bg::sim::LatencyHist lat;
@@ -190,7 +190,11 @@ private:
     std::vector<std::unique_ptr<Request>> slots_;
     std::vector<std::uint16_t> free_tags_;
     std::vector<std::uint32_t> tenant_tags_;          // tags each tenant holds
-    std::vector<std::condition_variable> tag_cv_;     // per tenant: its waiters for a tag
+    struct TagWaiter {
+        std::condition_variable cv;
+    };
+    // Per tenant, the connection threads waiting for a tag, in arrival order (submit).
+    std::vector<std::deque<TagWaiter *>> tag_waiters_;
     std::vector<IoDesc> descs_;
     std::vector<IoDecision> decs_;
     // windows_late_: run after their deadline had passed (caught up); window_overruns_: skipped.

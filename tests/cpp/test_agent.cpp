@@ -305,7 +305,7 @@ TEST(FirmwareWindow, BiosThroughTheDeviceInterface)
     bg_fw fw{};
     bg_fw_config cfg{};
     cfg.scheduler = BG_SCHED_BIOS;
-    cfg.bios = bg_bios_params{ios(10), 0, BG_BIOS_ONE / 2, 2 * BG_BIOS_ONE, BG_BIOS_ONE / 16, BG_BIOS_OPT_ALL, 0};
+    cfg.bios = bg_bios_params{ios(10), 0, BG_BIOS_ONE / 2, 2 * BG_BIOS_ONE, BG_BIOS_ONE / 16, BG_BIOS_OPT_PROJECT, 0};
     ASSERT_EQ(bg_fw_init(&fw, &cfg, t.data(), u.data(), sched.data(), burst.data(), 2, &hal), BG_FW_OK);
     ASSERT_TRUE(test::flat_cost(hal, kIo));
     dev->write32(BG_LB_DEPTH, 4095);

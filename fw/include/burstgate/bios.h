@@ -125,6 +125,8 @@ enum { BG_BURST_PAID = 0, BG_BURST_CREDIT = 1 };
  * bases by (first round, dropped tenants included): see "Reserved pool" above. */
 #define BG_BIOS_OPT_RESERVE_SHORTFALL 4u
 #define BG_BIOS_OPT_ALL (BG_BIOS_OPT_USAGE_CLAMP | BG_BIOS_OPT_SPILL_BASE | BG_BIOS_OPT_RESERVE_SHORTFALL)
+/* The project's earlier default's bits (with a floor and the share pool: bios: of "project"). */
+#define BG_BIOS_OPT_PROJECT (BG_BIOS_OPT_USAGE_CLAMP | BG_BIOS_OPT_SPILL_BASE)
 #define BG_BIOS_RESERVE_TENANTS_MAX 16u
 enum { BG_BIOS_NORMAL = 0, BG_BIOS_BURST = 1 };
 
