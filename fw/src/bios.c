@@ -157,6 +157,7 @@ int bg_bios_init(bg_bios *b, const bg_bios_params *p, bg_bios_tenant *tenants,
     b->n_burst = 0;
     b->window = 0;
     b->reserve = reserve;
+    b->reserve_now = reserve;
     for (unsigned d = 0; d < BG_COST_DIMS; d++) {
         b->reserved.d[d] = p->total.d[d] - (uint32_t)sum[d];
         b->dropped_sum.d[d] = 0;

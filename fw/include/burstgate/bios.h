@@ -195,6 +195,7 @@ typedef struct bg_bios {
     uint32_t window;       /* index of the window whose counters run() consumes next */
     bg_vec reserve;        /* the fixed part of the pool (two largest bases, or the share) */
     bg_vec reserved;       /* out: reserved pool of the next window */
+    bg_vec reserve_now;    /* out: the part of it held back, not left over (reserve, or at most the shortfall) */
     bg_vec dropped_sum;    /* floors granted to dropped tenants */
     bg_vec dropped_base;   /* their bases (BG_BIOS_OPT_RESERVE_SHORTFALL) */
     uint64_t dropped[BG_BIOS_BITMAP_WORDS];

@@ -51,7 +51,8 @@ void WithheldTally::window_end(const bg_hal &hal, const Firmware &fw, bool count
                                   static_cast<double>(admitted_bytes_[i] + wd.size) <= base_bytes;
                 bool fits = admitted_[i] + 1 <= count_grant;
                 for (unsigned d = 0; d < BG_COST_DIMS; d++) {
-                    const std::uint64_t room = fw.fw.cfg.bios.total.d[d] - fw.fw.bios.reserve.d[d];
+                    // What the window's pool held back (bios.reserve_shortfall: at most the shortfall).
+                    const std::uint64_t room = fw.fw.cfg.bios.total.d[d] - fw.fw.bios.reserve_now.d[d];
                     fits = fits && std::uint64_t{use[i].d[d]} + c.d[d] <= cap.d[d] &&
                            std::uint64_t{total_use.d[d]} + c.d[d] <= room;
                 }
