@@ -45,7 +45,8 @@ class Core(wiring.Component):
     availability of that same cycle, and an admitted descriptor is dispatched to both in
     that cycle, exactly in ``agent.hpp``'s order. One descriptor per clock (II = 1) while
     ``o`` is ready (a due completion, an LB.SEED write under P2C and a BPOOL write each hold
-    one decision a cycle; see below); latency 14 cycles from ``i`` to ``o``.
+    one decision a cycle, a BPOOL write that rebuilds the pool two; see below); latency 14
+    cycles from ``i`` to ``o``.
 
     Event order (what the model replays): events are ordered by the cycle in which they
     are *accepted* on the core's ports, and within one cycle
@@ -135,8 +136,10 @@ class Core(wiring.Component):
         m.submodules.cost = cost = CostEstimator()
         m.submodules.segmon = segmon = SegmentMonitor(segments=1 << self.segment_bits)
         m.submodules.adm = adm = Admission(tenants=T)
-        m.submodules.lb = lb = LoadBalancer(ingress_queues=NI, egress_queues=NE)
-        m.submodules.bp = bp = BufferPool(queues=NI)
+        # Both take a dispatch on ``valid`` alone (admission has checked eligibility and room),
+        # and the pool answers admission from registers formed a cycle ahead (issue 22).
+        m.submodules.lb = lb = LoadBalancer(ingress_queues=NI, egress_queues=NE, committed=True)
+        m.submodules.bp = bp = BufferPool(queues=NI, committed=True)
         m.submodules.hist = hist = DelayHistogram(tenants=T)
 
         # ---- descriptors: input gate and sequence numbers --------------------------------
@@ -175,6 +178,10 @@ class Core(wiring.Component):
 
         # ---- admission <-> load balancer and buffer pool ---------------------------------
         bp_config_write = Signal()  # a BPOOL configuration write is on the bus (_registers)
+        # The pool's answer in the cycle after a rebuild is the one formed before it: stale.
+        # (After a COMMIT's tick admission's decide stage is empty: the drain emptied it.)
+        rebuilt = Signal()
+        m.d.sync += rebuilt.eq(bp.rebuild)
         q = adm.query_queue
         m.d.comb += [
             lb.query_ingress.eq(q),
@@ -244,8 +251,9 @@ class Core(wiring.Component):
             # No decision while a completion is due, nor where the balancer or the buffer pool
             # could not take a dispatch that admission commits to on ``egress_ok`` and
             # ``buffer_ok`` alone: the balancer's cycle after a seed load under P2C, and a
-            # BPOOL write's cycle (it may rebuild the pool, which then takes no acquire).
-            adm.hold.eq(due | lb.p2c_wait | bp_config_write),
+            # BPOOL write's cycle (it may rebuild the pool, which then takes no acquire) --
+            # nor in the cycle after a rebuild, whose ``buffer_ok`` was formed before it.
+            adm.hold.eq(due | lb.p2c_wait | bp_config_write | rebuilt),
             pending.r_en.eq(apply),
             lb.complete.valid.eq(apply & good),
             lb.complete.payload.egress.eq(hc.egress),

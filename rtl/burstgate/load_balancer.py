@@ -146,12 +146,19 @@ class LoadBalancer(wiring.Component):
         Ingress queues, 1..``QUEUES_MAX``.
     egress_queues : int
         Egress queues (SA threads), 1..``QUEUES_MAX``; round robin wraps at this count.
+    committed : bool
+        The caller asks ``query_eligible`` first and offers on ``i`` only an I/O with an
+        eligible member, and holds it in a ``p2c_wait`` cycle (the core's admission: issue
+        22). Then ``i.ready`` does not depend on the request (``o``'s room and not
+        ``p2c_wait``): the late ``valid`` alone selects the counters' next values. An
+        offered I/O with no eligible member is a caller bug (it is decided to egress 0 and
+        charged nowhere). Default False: ``ready`` also needs an eligible member.
 
     Members
     -------
     i : In(stream.Signature(LbRequest))
         I/Os to place. ``ready`` depends combinationally on ``valid`` and
-        ``payload.ingress``. An ingress id at or above ``ingress_queues`` has an empty set
+        ``payload.ingress`` (with ``committed``, on neither). An ingress id at or above ``ingress_queues`` has an empty set
         (the model raises).
     o : Out(stream.Signature(LbDecision))
         Decisions, in order.
@@ -189,17 +196,20 @@ class LoadBalancer(wiring.Component):
         Sticky: a completion exceeded what its egress had outstanding.
     """
 
-    def __new__(cls, *, ingress_queues=C["QUEUES_MAX"], egress_queues=C["QUEUES_MAX"]):
+    def __new__(cls, *, ingress_queues=C["QUEUES_MAX"], egress_queues=C["QUEUES_MAX"], committed=False):
         # Checked before the object exists: a rejected one would warn "created but never used".
         for name, value in (("Ingress queues", ingress_queues), ("Egress queues", egress_queues)):
             if not isinstance(value, int) or isinstance(value, bool):
                 raise TypeError(f"{name} must be an integer, not {value!r}")
             if not 1 <= value <= C["QUEUES_MAX"]:
                 raise ValueError(f"{name} must be 1..{C['QUEUES_MAX']}, not {value!r}")
+        if not isinstance(committed, bool):
+            raise TypeError(f"Committed must be a bool, not {committed!r}")
         return super().__new__(cls, src_loc_at=1)
 
-    def __init__(self, *, ingress_queues=C["QUEUES_MAX"], egress_queues=C["QUEUES_MAX"]):
+    def __init__(self, *, ingress_queues=C["QUEUES_MAX"], egress_queues=C["QUEUES_MAX"], committed=False):
         self._ingress, self._egress = ingress_queues, egress_queues
+        self._committed = committed
         egress = egress_queues
         super().__init__({
             "i": In(stream.Signature(LbRequest)),
@@ -227,6 +237,10 @@ class LoadBalancer(wiring.Component):
     @property
     def egress_queues(self):
         return self._egress
+
+    @property
+    def committed(self):
+        return self._committed
 
     def _eligible(self, m, name, ingress, not_full):
         members = Signal(self._egress, name=f"{name}_set")
@@ -383,7 +397,8 @@ class LoadBalancer(wiring.Component):
         m.d.comb += [
             advance.eq(~self.o.valid | self.o.ready),
             self.p2c_wait.eq(p2c_settle & (self.policy == LbPolicy.P2C)),
-            self.i.ready.eq(advance & elig.any() & ~self.p2c_wait),
+            # committed: the caller checked eligibility (query_eligible) before offering.
+            self.i.ready.eq(advance & (1 if self._committed else elig.any()) & ~self.p2c_wait),
             self.stall.eq(self.i.valid & ~elig.any()),
         ]
         accept = Signal()
