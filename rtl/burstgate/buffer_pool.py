@@ -62,8 +62,8 @@ class BufferPool(wiring.Component):
         Queues, 1..``QUEUES_MAX``.
     committed : bool
         The caller asks ``query_ok`` first and offers on ``i`` only an acquire it says is
-        served, and ticks only when no descriptor asks next cycle (the core's admission:
-        issue 22). Then ``i.ready`` does not depend on the request (low only while ``o`` is
+        served, and ticks only when no descriptor asks next cycle and after a cycle with no
+        acquire, release, tick or rebuild (the core's admission and drain: issue 22). Then ``i.ready`` does not depend on the request (low only while ``o`` is
         held or in a ``rebuild`` cycle): the late ``valid`` alone selects the next counts.
         And ``query_ok`` comes from registers: the answer for every queue is formed a cycle
         ahead for each outcome of that cycle's acquire and release (taken or not), and those
@@ -293,6 +293,7 @@ class BufferPool(wiring.Component):
         # or not) from the state and the release alone: ``accept`` follows the admission
         # decision of the same cycle, so on the ECP5 it only selects at the end.
         ret = [[], []]             # per outcome, per queue: a release returns its buffer on the spot
+        would_back = []            # per queue: a tick now, with no acquire, would return its extra buffers
         tick_back = [[], []]       # per outcome, per queue: the tick returns the queue's extra buffers
         needs = []                 # per queue: an acquire on it now would borrow
         for q in range(nq):
@@ -345,6 +346,8 @@ class BufferPool(wiring.Component):
                 m.d.comb += [quiet_next.eq(self.quiet[q] + 1), quiet_h.eq(self.quiet[q])]
                 quiet_now = (self.quiet_windows != 0) & (peak1 <= self.dedicated[q])
                 m.d.comb += back_h.eq(self.tick & quiet_now & (quiet_next >= self.quiet_windows))
+                if h == 0:
+                    would_back.append(quiet_now & (quiet_next >= self.quiet_windows))
                 with m.If(self.tick):
                     with m.If(quiet_now & (extra1 != 0)):
                         with m.If(quiet_next >= self.quiet_windows):
@@ -373,7 +376,15 @@ class BufferPool(wiring.Component):
         # selected by the queue); a release (quiet_windows = 0, when no tick returns anything)
         # takes one off, ``base - 1`` selected before that last adder.
         base = Signal(_COUNT)
-        m.d.comb += base.eq(held_total - sum(Mux(tick_back[0][q], self.extra[q], 0) for q in range(nq)))
+        if self._committed:
+            # The tick's returns summed a cycle ahead (issue 22: the adder tree behind the quiet
+            # compares was the deepest path left): the caller ticks only after a cycle with no
+            # acquire, release, tick or rebuild, so nothing the sum reads has changed since.
+            base_ahead = Signal(_COUNT)
+            m.d.sync += base_ahead.eq(held_total - sum(Mux(would_back[q], self.extra[q], 0) for q in range(nq)))
+            m.d.comb += base.eq(Mux(self.tick, base_ahead, held_total))
+        else:
+            m.d.comb += base.eq(held_total - sum(Mux(tick_back[0][q], self.extra[q], 0) for q in range(nq)))
         adj = Signal(_COUNT)     # accept and the queue select: r's difference with its acquire
         for r in range(nq):
             # r's term in base (without the acquire) replaced by its term with it.

@@ -277,9 +277,19 @@ class Core(wiring.Component):
         wiring.connect(m, adm.hist_all, hist.hist_all)
 
         # ---- window --------------------------------------------------------------------
+        # ``level``, not ``r_rdy``: a completion still behind the head register is in flight.
+        # Registered (issue 22: the drain fed COMMIT's tick into the buffer pool's sums in one
+        # cycle): drained in the last cycle with nothing accepted on ``i`` or ``c`` in it is
+        # drained now (none left to decide, none queued, the histogram idle), so a COMMIT
+        # never applies early; it applies a cycle later. Nor after a cycle with a COMMIT or a
+        # pool rebuild: the buffer pool's tick reads sums formed in the cycle before it.
+        drained_now = Signal()
+        drained_last = Signal()
+        m.d.comb += drained_now.eq((accepted == decided) & (pending.level == 0) & ~hist.busy)
+        m.d.sync += drained_last.eq(drained_now & ~(self.i.valid & self.i.ready) & ~(self.c.valid & self.c.ready)
+                                    & ~adm.commit & ~bp.rebuild)
         m.d.comb += [
-            # ``level``, not ``r_rdy``: a completion still behind the head register is in flight.
-            adm.drained.eq((accepted == decided) & (pending.level == 0) & ~hist.busy),
+            adm.drained.eq(drained_last),
             segmon.tick.eq(adm.commit),
             bp.tick.eq(adm.commit),
         ]
