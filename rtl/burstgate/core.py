@@ -234,13 +234,13 @@ class Core(wiring.Component):
         head = _Pending(pending.r_data)
         hc = head.c
         charge = hc.charge_ns
-        out_ios = Array(lb.out_ios[e] for e in range(NE))
-        out_ns = Array(lb.out_ns[e] for e in range(NE))
-        inflight = Array(bp.inflight[k] for k in range(NI))
+        # The balancer's check of the head, per egress from its counters and the head's charge,
+        # the head's egress only selecting (issue 22: it selected a count before the compare).
+        outstanding = Array((lb.out_ios[e] != 0) & (lb.out_ns[e] >= charge) for e in range(NE))
+        inflight = Array(bp.inflight[k] != 0 for k in range(NI))
         good = Signal()
         m.d.comb += good.eq((hc.tenant < T) & (hc.queue < NI) & (hc.egress < NE)
-                            & (out_ios[hc.egress] != 0) & (out_ns[hc.egress] >= charge)
-                            & (inflight[hc.queue] != 0))
+                            & outstanding[hc.egress] & inflight[hc.queue])
         due = Signal()     # every descriptor before it is decided; the next one is not
         after = Signal()   # the last descriptor before it is decided in this cycle
         apply = Signal()

@@ -152,7 +152,10 @@ class LoadBalancer(wiring.Component):
         22). Then ``i.ready`` does not depend on the request (``o``'s room and not
         ``p2c_wait``): the late ``valid`` alone selects the counters' next values. An
         offered I/O with no eligible member is a caller bug (it is decided to egress 0 and
-        charged nowhere). Default False: ``ready`` also needs an eligible member.
+        charged nowhere). It also completes only I/Os outstanding on their egress: a
+        completion is applied as given (``underflow`` still reports one that exceeds what is
+        outstanding). Default False: ``ready`` also needs an eligible member, and a
+        completion exceeding what is outstanding changes nothing.
 
     Members
     -------
@@ -445,7 +448,10 @@ class LoadBalancer(wiring.Component):
                 m.d.comb += [ios1.eq(self.out_ios[e] + h), ns1.eq(self.out_ns[e] + charge if h else self.out_ns[e])]
                 bad_h = Signal(name=f"underflow{e}_{h}")
                 m.d.comb += bad_h.eq(mine & ((ios1 == 0) | (ns1 < done_charge)))
-                take = mine & ~bad_h
+                # committed: the caller completes only what it knows outstanding (the core
+                # checks the head against the counters before this cycle's decision, which only
+                # adds), so the check is not in front of the counters (issue 22).
+                take = mine if self._committed else mine & ~bad_h
                 nxt_ios.append(ios1 - take)
                 nxt_ns.append(ns1 - Mux(take, done_charge, 0))
                 bad.append(bad_h)
