@@ -62,8 +62,9 @@ class BufferPool(wiring.Component):
         Queues, 1..``QUEUES_MAX``.
     committed : bool
         The caller asks ``query_ok`` first and offers on ``i`` only an acquire it says is
-        served, and ticks only when no descriptor asks next cycle and after a cycle with no
-        acquire, release, tick or rebuild (the core's admission and drain: issue 22). Then ``i.ready`` does not depend on the request (low only while ``o`` is
+        served, and ticks only in a cycle without an acquire, after a cycle with no acquire,
+        release, tick or rebuild, and when no descriptor asks next cycle (the core's
+        admission and drain: issue 22). Then ``i.ready`` does not depend on the request (low only while ``o`` is
         held or in a ``rebuild`` cycle): the late ``valid`` alone selects the next counts.
         And ``query_ok`` comes from registers: the answer for every queue is formed a cycle
         ahead for each outcome of that cycle's acquire and release (taken or not), and those
@@ -387,12 +388,17 @@ class BufferPool(wiring.Component):
             m.d.comb += base.eq(held_total - sum(Mux(tick_back[0][q], self.extra[q], 0) for q in range(nq)))
         adj = Signal(_COUNT)     # accept and the queue select: r's difference with its acquire
         for r in range(nq):
-            # r's term in base (without the acquire) replaced by its term with it.
-            lost = tick_back[0][r] & ~tick_back[1][r]
-            gained = tick_back[1][r] & ~tick_back[0][r]
             adj_r = Signal(_COUNT, name=f"held_adj{r}")
-            m.d.comb += adj_r.eq(Mux(lost, self.extra[r], Mux(gained, -self.extra[r], 0))
-                                 + (needs[r] & ~tick_back[1][r]))
+            if self._committed:
+                # No acquire in a tick's cycle (the caller's drain precedes the tick): the
+                # acquire's term is its borrow alone, not behind the tick's quiet compares.
+                m.d.comb += adj_r.eq(needs[r])
+            else:
+                # r's term in base (without the acquire) replaced by its term with it.
+                lost = tick_back[0][r] & ~tick_back[1][r]
+                gained = tick_back[1][r] & ~tick_back[0][r]
+                m.d.comb += adj_r.eq(Mux(lost, self.extra[r], Mux(gained, -self.extra[r], 0))
+                                     + (needs[r] & ~tick_back[1][r]))
             with m.If(accept & (self.i.payload.queue == r)):
                 m.d.comb += adj.eq(adj_r)
         # The release returns a buffer when its queue (after this cycle's acquire) can.
