@@ -161,8 +161,8 @@ class LoadBalancer(wiring.Component):
     -------
     i : In(stream.Signature(LbRequest))
         I/Os to place. ``ready`` depends combinationally on ``valid`` and
-        ``payload.ingress`` (with ``committed``, on neither). An ingress id at or above ``ingress_queues`` has an empty set
-        (the model raises).
+        ``payload.ingress`` (with ``committed``, on neither). An ingress id at or above
+        ``ingress_queues`` has an empty set (the model raises).
     o : Out(stream.Signature(LbDecision))
         Decisions, in order.
     complete : In(stream.Signature(LbCompletion))
