@@ -45,8 +45,7 @@ class Core(wiring.Component):
     availability of that same cycle, and an admitted descriptor is dispatched to both in
     that cycle, exactly in ``agent.hpp``'s order. One descriptor per clock (II = 1) while
     ``o`` is ready (a due completion, an LB.SEED write under P2C and a BPOOL write each hold
-    one decision a cycle, a BPOOL write that rebuilds the pool two; see below); latency 14
-    cycles from ``i`` to ``o``.
+    one decision a cycle; see below); latency 14 cycles from ``i`` to ``o``.
 
     Event order (what the model replays): events are ordered by the cycle in which they
     are *accepted* on the core's ports, and within one cycle
@@ -79,8 +78,9 @@ class Core(wiring.Component):
       be written at any time: it acts between two decisions (after the one decided in its
       cycle), which is where the model must see it, and under P2C the next decision waits
       one cycle while the balancer's draw tables settle. A BPOOL write holds that cycle's
-      decision, so a write that rebuilds the pool never drops an acquire (no I/O is lost
-      however firmware errs; to equal the model it still waits for the drain).
+      decision (one that rebuilds the pool also the next, whose buffer answer was formed
+      before the rebuild), so a write that rebuilds the pool never drops an acquire (no
+      I/O is lost however firmware errs; to equal the model it still waits for the drain).
     * CTRL.WINDOW = COMMIT stops new descriptors and completions, waits until nothing is in
       flight, then applies in one cycle (tenant window words are refilled/cleared lazily by
       their window stamps; the segment monitor and buffer pool tick; histograms and active
