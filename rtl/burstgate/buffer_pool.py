@@ -5,7 +5,7 @@ The rule is the one of ``sw/model/include/burstgate/model/buffer_pool.hpp``, whi
 and cocotb testbenches compare against decision by decision.
 """
 
-from amaranth import Module, Mux, Signal, unsigned
+from amaranth import Cat, Const, Module, Mux, Signal, unsigned
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -60,13 +60,25 @@ class BufferPool(wiring.Component):
     ----------
     queues : int
         Queues, 1..``QUEUES_MAX``.
+    committed : bool
+        The caller asks ``query_ok`` first and offers on ``i`` only an acquire it says is
+        served, and ticks only in a cycle without an acquire, after a cycle with no acquire,
+        release, tick or rebuild, and when no descriptor asks next cycle (the core's
+        admission and drain: issue 22). Then ``i.ready`` does not depend on the request (low only while ``o`` is
+        held or in a ``rebuild`` cycle): the late ``valid`` alone selects the next counts.
+        And ``query_ok`` comes from registers: the answer for every queue is formed a cycle
+        ahead for each outcome of that cycle's acquire and release (taken or not), and those
+        two only select. It is exact in every cycle but the one after a ``tick`` or a
+        ``rebuild``, in which it must not be used. Default False: every request is checked,
+        ``query_ok`` is combinational.
 
     Members
     -------
     i : In(stream.Signature(BufferRequest))
         Acquire requests. ``ready`` depends combinationally on ``valid`` and
         ``payload.queue``. A queue id at or above ``queues`` is never accepted (a caller
-        bug; the model raises).
+        bug; the model raises). With ``committed``, ``ready`` is ``o``'s room and not a
+        rebuild, whatever the request: one the pool could not serve is a caller bug.
     o : Out(stream.Signature(BufferGrant))
         Grants, in order. Latency 1 cycle from ``i`` to ``o``.
     release : In(stream.Signature(BufferRelease))
@@ -92,7 +104,8 @@ class BufferPool(wiring.Component):
         A queue to ask about.
     query_ok : Out(1)
         Whether an acquire for ``query_queue`` would be served this cycle (the model's
-        ``can_acquire``; combinational).
+        ``can_acquire``; combinational, or with ``committed`` a select of registers by
+        ``query_queue``, exact but in the cycle after a ``tick`` or ``rebuild``).
     extra, inflight, peak : Out(data.ArrayLayout(BP_COUNT_BITS, queues))
         Per-queue state: buffers borrowed and kept, I/Os holding a buffer, peak in-flight
         since the last tick.
@@ -104,16 +117,19 @@ class BufferPool(wiring.Component):
         Sticky: a release arrived for a queue with nothing in flight.
     """
 
-    def __new__(cls, *, queues=C["QUEUES_MAX"]):
+    def __new__(cls, *, queues=C["QUEUES_MAX"], committed=False):
         # Checked before the object exists: a rejected one would warn "created but never used".
         if not isinstance(queues, int) or isinstance(queues, bool):
             raise TypeError(f"Queues must be an integer, not {queues!r}")
         if not 1 <= queues <= C["QUEUES_MAX"]:
             raise ValueError(f"Queues must be 1..{C['QUEUES_MAX']}, not {queues!r}")
+        if not isinstance(committed, bool):
+            raise TypeError(f"Committed must be a bool, not {committed!r}")
         return super().__new__(cls, src_loc_at=1)
 
-    def __init__(self, *, queues=C["QUEUES_MAX"]):
+    def __init__(self, *, queues=C["QUEUES_MAX"], committed=False):
         self._queues = queues
+        self._committed = committed
         counts = data.ArrayLayout(unsigned(_COUNT), queues)
         super().__init__({
             "i": In(stream.Signature(BufferRequest)),
@@ -140,6 +156,10 @@ class BufferPool(wiring.Component):
     def queues(self):
         return self._queues
 
+    @property
+    def committed(self):
+        return self._committed
+
     def _serves(self, m, name, queue, held_total):
         """(known, need_borrow, can_borrow) for an acquire on ``queue`` right now."""
         hits = [Signal(name=f"{name}_hit{q}") for q in range(self._queues)]
@@ -160,6 +180,78 @@ class BufferPool(wiring.Component):
         can_borrow = (held_total < self.shared) & (extra < self.borrow_cap)
         return known, need, can_borrow
 
+    def _query_ahead(self, m, held_total):
+        """``query_ok`` from registers (``committed``): next cycle's answer for every queue,
+        for each outcome of this cycle's acquire (``a``: taken on ``i.payload.queue``) and
+        release (``r``: applied on ``release.payload.queue``); next cycle the registered
+        ``a``, ``r`` and ``query_queue`` select. A tick or a rebuild this cycle is not in it
+        (see ``committed``).
+
+        An acquire or a release moves a queue's counts by at most one, so every compare of
+        the answer is formed from the registers with the offsets it may need (in flight vs
+        owned: ``>=``, ``>``, ``+ 1 >=``; extra vs the cap and ``held_total`` vs the pool:
+        one less, the same, one more), and the outcome, the queues and the release's rules
+        only select (issue 22: a count's next value in front of a compare was 11 LUT levels).
+        Counts are taken not to wrap (below 2**BP_COUNT_BITS - 1, as in the core)."""
+        nq = self._queues
+        rel = self.release
+        qw0 = self.quiet_windows == 0
+        ge, gt, ge_m1, lt, lt_p1, le, nz_in, nz_ex, iq, hq = ([] for _ in range(10))
+        for k in range(nq):
+            owned = Signal(_COUNT + 1, name=f"qa_owned{k}")
+            m.d.comb += owned.eq(self.dedicated[k] + self.extra[k])
+            sig = {}
+            for name, value in (("ge", self.inflight[k] >= owned), ("gt", self.inflight[k] > owned),
+                                ("ge_m1", (self.inflight[k] + 1) >= owned),
+                                ("lt", self.extra[k] < self.borrow_cap),
+                                ("lt_p1", (self.extra[k] + 1) < self.borrow_cap),
+                                ("le", self.extra[k] <= self.borrow_cap),
+                                ("nz_in", self.inflight[k] != 0), ("nz_ex", self.extra[k] != 0),
+                                ("iq", self.i.payload.queue == k), ("hq", rel.payload.queue == k)):
+                sig[name] = Signal(name=f"qa_{name}{k}")
+                m.d.comb += sig[name].eq(value)
+            for lst, name in ((ge, "ge"), (gt, "gt"), (ge_m1, "ge_m1"), (lt, "lt"), (lt_p1, "lt_p1"),
+                              (le, "le"), (nz_in, "nz_in"), (nz_ex, "nz_ex"), (iq, "iq"), (hq, "hq")):
+                lst.append(sig[name])
+        room = {(1, 0): (held_total + 1) < self.shared, (0, 1): held_total <= self.shared,
+                (0, 0): held_total < self.shared}
+        ahead = [[[Signal(name=f"ok_ahead{k}_{a}{r}") for r in (0, 1)] for a in (0, 1)] for k in range(nq)]
+        for a in (0, 1):
+            for r in (0, 1):
+                inc, dec, need2, cap_ok = [], [], [], []
+                for k in range(nq):
+                    acq = iq[k] if a else Const(0)
+                    taken = (hq[k] & (nz_in[k] | acq)) if r else Const(0)
+                    # The acquire borrows when the queue needs a buffer (``ge``: in flight >= owned);
+                    # the release returns one with quiet_windows = 0 when the queue then holds one.
+                    inc_k = Signal(name=f"qa_inc{k}_{a}{r}")
+                    dec_k = Signal(name=f"qa_dec{k}_{a}{r}")
+                    m.d.comb += [inc_k.eq(acq & ge[k]), dec_k.eq(taken & qw0 & (nz_ex[k] | inc_k))]
+                    # in flight + acq - taken >= owned + inc - dec, by cases of the four
+                    n2 = Signal(name=f"qa_need{k}_{a}{r}")
+                    m.d.comb += n2.eq(Mux(acq, Mux(taken & ~dec_k, gt[k], ge_m1[k]),
+                                          Mux(taken & ~dec_k, gt[k], ge[k])))
+                    c2 = Signal(name=f"qa_cap{k}_{a}{r}")  # extra + inc - dec < borrow_cap
+                    m.d.comb += c2.eq(Mux(inc_k & ~dec_k, lt_p1[k], Mux(dec_k & ~inc_k, le[k], lt[k])))
+                    inc.append(inc_k)
+                    dec.append(dec_k)
+                    need2.append(n2)
+                    cap_ok.append(c2)
+                borrow, back = Cat(*inc).any(), Cat(*dec).any()
+                held_ok = Signal(name=f"qa_room_{a}{r}")  # held_total + borrow - back < shared
+                m.d.comb += held_ok.eq(Mux(borrow & ~back, room[1, 0], Mux(back & ~borrow, room[0, 1], room[0, 0])))
+                for k in range(nq):
+                    m.d.sync += ahead[k][a][r].eq(~need2[k] | (held_ok & cap_ok[k]))
+        acquired = Signal()  # the registered outcomes of the cycle the answers were formed in
+        released = Signal()
+        m.d.sync += [acquired.eq(self.i.valid & self.i.ready), released.eq(rel.valid)]
+        with m.Switch(self.query_queue):
+            for k in range(nq):
+                with m.Case(k):
+                    m.d.comb += self.query_ok.eq(
+                        Mux(acquired, Mux(released, ahead[k][1][1], ahead[k][1][0]),
+                            Mux(released, ahead[k][0][1], ahead[k][0][0])))
+
     def elaborate(self, platform):
         m = Module()
         nq = self._queues
@@ -168,17 +260,23 @@ class BufferPool(wiring.Component):
         m.d.comb += self.shared_free.eq(Mux(held_total < self.shared, self.shared - held_total, 0))
 
         known, need, can_borrow = self._serves(m, "acq", self.i.payload.queue, held_total)
-        q_known, q_need, q_can_borrow = self._serves(m, "query", self.query_queue, held_total)
-        m.d.comb += self.query_ok.eq(q_known & (~q_need | q_can_borrow))
+        if self._committed:
+            self._query_ahead(m, held_total)
+        else:
+            q_known, q_need, q_can_borrow = self._serves(m, "query", self.query_queue, held_total)
+            m.d.comb += self.query_ok.eq(q_known & (~q_need | q_can_borrow))
 
         advance = Signal()
         blocked = Signal()
         m.d.comb += [
             advance.eq(~self.o.valid | self.o.ready),
             blocked.eq(~known | (need & ~can_borrow)),
-            self.i.ready.eq(advance & ~blocked & ~self.rebuild),
             self.stall.eq(self.i.valid & blocked & ~self.rebuild),
         ]
+        if self._committed:
+            m.d.comb += self.i.ready.eq(advance & ~self.rebuild)
+        else:
+            m.d.comb += self.i.ready.eq(advance & ~blocked & ~self.rebuild)
         accept = self.i.valid & self.i.ready
 
         with m.If(advance):
@@ -196,6 +294,7 @@ class BufferPool(wiring.Component):
         # or not) from the state and the release alone: ``accept`` follows the admission
         # decision of the same cycle, so on the ECP5 it only selects at the end.
         ret = [[], []]             # per outcome, per queue: a release returns its buffer on the spot
+        would_back = []            # per queue: a tick now, with no acquire, would return its extra buffers
         tick_back = [[], []]       # per outcome, per queue: the tick returns the queue's extra buffers
         needs = []                 # per queue: an acquire on it now would borrow
         for q in range(nq):
@@ -248,6 +347,8 @@ class BufferPool(wiring.Component):
                 m.d.comb += [quiet_next.eq(self.quiet[q] + 1), quiet_h.eq(self.quiet[q])]
                 quiet_now = (self.quiet_windows != 0) & (peak1 <= self.dedicated[q])
                 m.d.comb += back_h.eq(self.tick & quiet_now & (quiet_next >= self.quiet_windows))
+                if h == 0:
+                    would_back.append(quiet_now & (quiet_next >= self.quiet_windows))
                 with m.If(self.tick):
                     with m.If(quiet_now & (extra1 != 0)):
                         with m.If(quiet_next >= self.quiet_windows):
@@ -276,15 +377,28 @@ class BufferPool(wiring.Component):
         # selected by the queue); a release (quiet_windows = 0, when no tick returns anything)
         # takes one off, ``base - 1`` selected before that last adder.
         base = Signal(_COUNT)
-        m.d.comb += base.eq(held_total - sum(Mux(tick_back[0][q], self.extra[q], 0) for q in range(nq)))
+        if self._committed:
+            # The tick's returns summed a cycle ahead (issue 22: the adder tree behind the quiet
+            # compares was the deepest path left): the caller ticks only after a cycle with no
+            # acquire, release, tick or rebuild, so nothing the sum reads has changed since.
+            base_ahead = Signal(_COUNT)
+            m.d.sync += base_ahead.eq(held_total - sum(Mux(would_back[q], self.extra[q], 0) for q in range(nq)))
+            m.d.comb += base.eq(Mux(self.tick, base_ahead, held_total))
+        else:
+            m.d.comb += base.eq(held_total - sum(Mux(tick_back[0][q], self.extra[q], 0) for q in range(nq)))
         adj = Signal(_COUNT)     # accept and the queue select: r's difference with its acquire
         for r in range(nq):
-            # r's term in base (without the acquire) replaced by its term with it.
-            lost = tick_back[0][r] & ~tick_back[1][r]
-            gained = tick_back[1][r] & ~tick_back[0][r]
             adj_r = Signal(_COUNT, name=f"held_adj{r}")
-            m.d.comb += adj_r.eq(Mux(lost, self.extra[r], Mux(gained, -self.extra[r], 0))
-                                 + (needs[r] & ~tick_back[1][r]))
+            if self._committed:
+                # No acquire in a tick's cycle (the caller's drain precedes the tick): the
+                # acquire's term is its borrow alone, not behind the tick's quiet compares.
+                m.d.comb += adj_r.eq(needs[r])
+            else:
+                # r's term in base (without the acquire) replaced by its term with it.
+                lost = tick_back[0][r] & ~tick_back[1][r]
+                gained = tick_back[1][r] & ~tick_back[0][r]
+                m.d.comb += adj_r.eq(Mux(lost, self.extra[r], Mux(gained, -self.extra[r], 0))
+                                     + (needs[r] & ~tick_back[1][r]))
             with m.If(accept & (self.i.payload.queue == r)):
                 m.d.comb += adj.eq(adj_r)
         # The release returns a buffer when its queue (after this cycle's acquire) can.

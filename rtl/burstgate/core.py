@@ -78,8 +78,9 @@ class Core(wiring.Component):
       be written at any time: it acts between two decisions (after the one decided in its
       cycle), which is where the model must see it, and under P2C the next decision waits
       one cycle while the balancer's draw tables settle. A BPOOL write holds that cycle's
-      decision, so a write that rebuilds the pool never drops an acquire (no I/O is lost
-      however firmware errs; to equal the model it still waits for the drain).
+      decision (one that rebuilds the pool also the next, whose buffer answer was formed
+      before the rebuild), so a write that rebuilds the pool never drops an acquire (no
+      I/O is lost however firmware errs; to equal the model it still waits for the drain).
     * CTRL.WINDOW = COMMIT stops new descriptors and completions, waits until nothing is in
       flight, then applies in one cycle (tenant window words are refilled/cleared lazily by
       their window stamps; the segment monitor and buffer pool tick; histograms and active
@@ -135,8 +136,10 @@ class Core(wiring.Component):
         m.submodules.cost = cost = CostEstimator()
         m.submodules.segmon = segmon = SegmentMonitor(segments=1 << self.segment_bits)
         m.submodules.adm = adm = Admission(tenants=T)
-        m.submodules.lb = lb = LoadBalancer(ingress_queues=NI, egress_queues=NE)
-        m.submodules.bp = bp = BufferPool(queues=NI)
+        # Both take a dispatch on ``valid`` alone (admission has checked eligibility and room),
+        # and the pool answers admission from registers formed a cycle ahead (issue 22).
+        m.submodules.lb = lb = LoadBalancer(ingress_queues=NI, egress_queues=NE, committed=True)
+        m.submodules.bp = bp = BufferPool(queues=NI, committed=True)
         m.submodules.hist = hist = DelayHistogram(tenants=T)
 
         # ---- descriptors: input gate and sequence numbers --------------------------------
@@ -175,6 +178,10 @@ class Core(wiring.Component):
 
         # ---- admission <-> load balancer and buffer pool ---------------------------------
         bp_config_write = Signal()  # a BPOOL configuration write is on the bus (_registers)
+        # The pool's answer in the cycle after a rebuild is the one formed before it: stale.
+        # (After a COMMIT's tick admission's decide stage is empty: the drain emptied it.)
+        rebuilt = Signal()
+        m.d.sync += rebuilt.eq(bp.rebuild)
         q = adm.query_queue
         m.d.comb += [
             lb.query_ingress.eq(q),
@@ -227,13 +234,13 @@ class Core(wiring.Component):
         head = _Pending(pending.r_data)
         hc = head.c
         charge = hc.charge_ns
-        out_ios = Array(lb.out_ios[e] for e in range(NE))
-        out_ns = Array(lb.out_ns[e] for e in range(NE))
-        inflight = Array(bp.inflight[k] for k in range(NI))
+        # The balancer's check of the head, per egress from its counters and the head's charge,
+        # the head's egress only selecting (issue 22: it selected a count before the compare).
+        outstanding = Array((lb.out_ios[e] != 0) & (lb.out_ns[e] >= charge) for e in range(NE))
+        inflight = Array(bp.inflight[k] != 0 for k in range(NI))
         good = Signal()
         m.d.comb += good.eq((hc.tenant < T) & (hc.queue < NI) & (hc.egress < NE)
-                            & (out_ios[hc.egress] != 0) & (out_ns[hc.egress] >= charge)
-                            & (inflight[hc.queue] != 0))
+                            & outstanding[hc.egress] & inflight[hc.queue])
         due = Signal()     # every descriptor before it is decided; the next one is not
         after = Signal()   # the last descriptor before it is decided in this cycle
         apply = Signal()
@@ -244,8 +251,9 @@ class Core(wiring.Component):
             # No decision while a completion is due, nor where the balancer or the buffer pool
             # could not take a dispatch that admission commits to on ``egress_ok`` and
             # ``buffer_ok`` alone: the balancer's cycle after a seed load under P2C, and a
-            # BPOOL write's cycle (it may rebuild the pool, which then takes no acquire).
-            adm.hold.eq(due | lb.p2c_wait | bp_config_write),
+            # BPOOL write's cycle (it may rebuild the pool, which then takes no acquire) --
+            # nor in the cycle after a rebuild, whose ``buffer_ok`` was formed before it.
+            adm.hold.eq(due | lb.p2c_wait | bp_config_write | rebuilt),
             pending.r_en.eq(apply),
             lb.complete.valid.eq(apply & good),
             lb.complete.payload.egress.eq(hc.egress),
@@ -269,9 +277,19 @@ class Core(wiring.Component):
         wiring.connect(m, adm.hist_all, hist.hist_all)
 
         # ---- window --------------------------------------------------------------------
+        # ``level``, not ``r_rdy``: a completion still behind the head register is in flight.
+        # Registered (issue 22: the drain fed COMMIT's tick into the buffer pool's sums in one
+        # cycle): drained in the last cycle with nothing accepted on ``i`` or ``c`` in it is
+        # drained now (none left to decide, none queued, the histogram idle), so a COMMIT
+        # never applies early; it applies a cycle later. Nor after a cycle with a COMMIT or a
+        # pool rebuild: the buffer pool's tick reads sums formed in the cycle before it.
+        drained_now = Signal()
+        drained_last = Signal()
+        m.d.comb += drained_now.eq((accepted == decided) & (pending.level == 0) & ~hist.busy)
+        m.d.sync += drained_last.eq(drained_now & ~(self.i.valid & self.i.ready) & ~(self.c.valid & self.c.ready)
+                                    & ~adm.commit & ~bp.rebuild)
         m.d.comb += [
-            # ``level``, not ``r_rdy``: a completion still behind the head register is in flight.
-            adm.drained.eq((accepted == decided) & (pending.level == 0) & ~hist.busy),
+            adm.drained.eq(drained_last),
             segmon.tick.eq(adm.commit),
             bp.tick.eq(adm.commit),
         ]

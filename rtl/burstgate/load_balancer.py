@@ -146,13 +146,23 @@ class LoadBalancer(wiring.Component):
         Ingress queues, 1..``QUEUES_MAX``.
     egress_queues : int
         Egress queues (SA threads), 1..``QUEUES_MAX``; round robin wraps at this count.
+    committed : bool
+        The caller asks ``query_eligible`` first and offers on ``i`` only an I/O with an
+        eligible member, and holds it in a ``p2c_wait`` cycle (the core's admission: issue
+        22). Then ``i.ready`` does not depend on the request (``o``'s room and not
+        ``p2c_wait``): the late ``valid`` alone selects the counters' next values. An
+        offered I/O with no eligible member is a caller bug (it is decided to egress 0 and
+        charged nowhere). It also completes only I/Os outstanding on their egress: a
+        completion is applied as given (``underflow`` still reports one that exceeds what is
+        outstanding). Default False: ``ready`` also needs an eligible member, and a
+        completion exceeding what is outstanding changes nothing.
 
     Members
     -------
     i : In(stream.Signature(LbRequest))
         I/Os to place. ``ready`` depends combinationally on ``valid`` and
-        ``payload.ingress``. An ingress id at or above ``ingress_queues`` has an empty set
-        (the model raises).
+        ``payload.ingress`` (with ``committed``, on neither). An ingress id at or above
+        ``ingress_queues`` has an empty set (the model raises).
     o : Out(stream.Signature(LbDecision))
         Decisions, in order.
     complete : In(stream.Signature(LbCompletion))
@@ -189,17 +199,20 @@ class LoadBalancer(wiring.Component):
         Sticky: a completion exceeded what its egress had outstanding.
     """
 
-    def __new__(cls, *, ingress_queues=C["QUEUES_MAX"], egress_queues=C["QUEUES_MAX"]):
+    def __new__(cls, *, ingress_queues=C["QUEUES_MAX"], egress_queues=C["QUEUES_MAX"], committed=False):
         # Checked before the object exists: a rejected one would warn "created but never used".
         for name, value in (("Ingress queues", ingress_queues), ("Egress queues", egress_queues)):
             if not isinstance(value, int) or isinstance(value, bool):
                 raise TypeError(f"{name} must be an integer, not {value!r}")
             if not 1 <= value <= C["QUEUES_MAX"]:
                 raise ValueError(f"{name} must be 1..{C['QUEUES_MAX']}, not {value!r}")
+        if not isinstance(committed, bool):
+            raise TypeError(f"Committed must be a bool, not {committed!r}")
         return super().__new__(cls, src_loc_at=1)
 
-    def __init__(self, *, ingress_queues=C["QUEUES_MAX"], egress_queues=C["QUEUES_MAX"]):
+    def __init__(self, *, ingress_queues=C["QUEUES_MAX"], egress_queues=C["QUEUES_MAX"], committed=False):
         self._ingress, self._egress = ingress_queues, egress_queues
+        self._committed = committed
         egress = egress_queues
         super().__init__({
             "i": In(stream.Signature(LbRequest)),
@@ -227,6 +240,10 @@ class LoadBalancer(wiring.Component):
     @property
     def egress_queues(self):
         return self._egress
+
+    @property
+    def committed(self):
+        return self._committed
 
     def _eligible(self, m, name, ingress, not_full):
         members = Signal(self._egress, name=f"{name}_set")
@@ -383,7 +400,8 @@ class LoadBalancer(wiring.Component):
         m.d.comb += [
             advance.eq(~self.o.valid | self.o.ready),
             self.p2c_wait.eq(p2c_settle & (self.policy == LbPolicy.P2C)),
-            self.i.ready.eq(advance & elig.any() & ~self.p2c_wait),
+            # committed: the caller checked eligibility (query_eligible) before offering.
+            self.i.ready.eq(advance & (1 if self._committed else elig.any()) & ~self.p2c_wait),
             self.stall.eq(self.i.valid & ~elig.any()),
         ]
         accept = Signal()
@@ -430,7 +448,10 @@ class LoadBalancer(wiring.Component):
                 m.d.comb += [ios1.eq(self.out_ios[e] + h), ns1.eq(self.out_ns[e] + charge if h else self.out_ns[e])]
                 bad_h = Signal(name=f"underflow{e}_{h}")
                 m.d.comb += bad_h.eq(mine & ((ios1 == 0) | (ns1 < done_charge)))
-                take = mine & ~bad_h
+                # committed: the caller completes only what it knows outstanding (the core
+                # checks the head against the counters before this cycle's decision, which only
+                # adds), so the check is not in front of the counters (issue 22).
+                take = mine if self._committed else mine & ~bad_h
                 nxt_ios.append(ios1 - take)
                 nxt_ns.append(ns1 - Mux(take, done_charge, 0))
                 bad.append(bad_h)

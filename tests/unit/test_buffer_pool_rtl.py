@@ -119,9 +119,11 @@ def test_parameters_are_checked():
             BufferPool(queues=bad)
     with pytest.raises(TypeError):
         BufferPool(4)
+    with pytest.raises(TypeError, match="Committed must be a bool, not 1"):
+        BufferPool(committed=1)
     dut = BufferPool(queues=1)
     Fragment.get(dut, None)
-    assert dut.queues == 1
+    assert dut.queues == 1 and not dut.committed
 
 
 def test_own_borrow_stall_and_cap(bg_model):
@@ -276,3 +278,74 @@ def test_random_against_model(bg_model, sink, quiet):
     stats = model.stats()
     assert stats["borrowed"] > 0 and stats["stalls"] > 0 and stats["returned"] > 0, stats
     assert state["underflow"] == 0
+
+
+@pytest.mark.parametrize("quiet", [0, 2])
+def test_committed_query_ahead(bg_model, quiet):
+    """``committed``: ``query_ok`` from registers formed a cycle ahead equals the model's
+    can_acquire for every queue in every cycle but the one after a tick (the caller then
+    asks nothing); an acquire offered on its answer is taken on ``valid`` with the model's
+    outcome, beside releases and backpressure on the grants; ticks come, as the contract
+    asks, only after a cycle with no acquire, release or tick, and return what the model's
+    do (the final counts and the shared pool)."""
+    rng = random.Random(f"bufpool-committed-{quiet}")
+    queues = 4
+    cfg = {"dedicated": [rng.randint(0, 2) for _ in range(queues)], "shared": 4, "borrow_cap": 2,
+           "quiet_windows": quiet}
+    dut = BufferPool(queues=queues, committed=True)
+    model = model_of(bg_model, cfg)
+    sink = StreamPattern("random", seed=7)
+    seen = {"checked": 0, "refused": 0, "taken": 0}
+
+    async def tb(ctx):
+        configure(ctx, dut, cfg)
+        after_tick = True  # the answers of the first cycle are formed before the configuration
+        quiet_before = False  # the last cycle had no acquire, release or tick
+        borrowed = []
+        for _ in range(1500):
+            ctx.set(dut.o.ready, sink())
+            want = rng.randrange(queues)
+            answers = []
+            for q in range(queues + 1):
+                ctx.set(dut.query_queue, q)
+                answers.append(ctx.get(dut.query_ok))
+            if not after_tick:
+                assert answers == [int(model.can_acquire(q)) for q in range(queues)] + [0]
+                seen["checked"] += 1
+            offer = not after_tick and answers[want] and rng.random() < 0.6
+            ctx.set(dut.i.valid, offer)
+            ctx.set(dut.i.payload.queue, want)
+            busy = [q for q in range(queues) if model.inflight(q)]
+            tick = quiet_before and rng.random() < 0.08
+            rel = rng.choice(busy) if busy and rng.random() < 0.45 else None
+            if tick:  # nothing in the tick's cycle either (as in the core, where the drain precedes it)
+                offer, rel = False, None
+                ctx.set(dut.i.valid, 0)
+            ctx.set(dut.release.valid, rel is not None)
+            ctx.set(dut.release.payload.queue, rel or 0)
+            ctx.set(dut.tick, tick)
+            taken = offer and ctx.get(dut.i.ready)
+            if taken:
+                borrowed.append(model.acquire(want) == BORROWED)
+                seen["taken"] += 1
+            elif not after_tick and not answers[want]:
+                seen["refused"] += 1
+            if ctx.get(dut.o.valid) and ctx.get(dut.o.ready):
+                assert ctx.get(dut.o.payload.borrowed) == borrowed.pop(0)
+            if rel is not None:
+                model.release(rel)
+            if tick:
+                model.tick()
+            after_tick = tick
+            quiet_before = not taken and rel is None and not tick
+            seen["ticks"] = seen.get("ticks", 0) + tick
+            await ctx.tick()
+        ctx.set(dut.i.valid, 0)
+        seen["extra"] = [ctx.get(dut.extra[q]) for q in range(queues)]
+        seen["shared_free"] = ctx.get(dut.shared_free)
+
+    simulate(dut, tb)
+    assert seen["extra"] == [model.extra(q) for q in range(queues)]
+    assert seen["shared_free"] == model.shared_free and seen["ticks"] > 20, seen
+    assert seen["checked"] > 1000 and seen["taken"] > 300 and seen["refused"] > 15, seen
+    assert model.stats()["borrowed"] > 0 and model.stats()["returned"] > 0

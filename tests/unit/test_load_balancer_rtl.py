@@ -28,9 +28,11 @@ def test_parameters_are_checked():
         LoadBalancer(ingress_queues=17)
     with pytest.raises(TypeError):
         LoadBalancer(4, 4)
+    with pytest.raises(TypeError, match="Committed must be a bool, not 'yes'"):
+        LoadBalancer(committed="yes")
     dut = LoadBalancer(ingress_queues=1, egress_queues=1)
     Fragment.get(dut, None)
-    assert (dut.ingress_queues, dut.egress_queues) == (1, 1)
+    assert (dut.ingress_queues, dut.egress_queues, dut.committed) == (1, 1, False)
 
 
 def test_event_kinds_match_binding(bg_model):
@@ -65,13 +67,16 @@ def test_lfsr_leap_is_the_models_draw(bg_model):
         lfsr.leap_columns(-1)
 
 
-def drive(dut, steps, *, sink="always", rng=None, seed=0):
+def drive(dut, steps, *, sink="always", rng=None, seed=0, committed=False):
     """Run ``steps`` (one dict per cycle) and return (kinds, a, b, decisions).
 
     Keys of a step: ``req`` (ingress, cpu_ns) queued behind any held request; ``complete``
     (egress, cpu_ns) or ``"any"`` (a random earlier decision not yet completed); ``policy``,
     ``depth``, ``map`` (ingress, mask), ``seed``. ``decisions`` has, per DISPATCH event of
-    the log, the RTL's egress or -1 for a stalled cycle.
+    the log, the RTL's egress or -1 for a stalled cycle. ``committed``: drive as the core's
+    admission does a ``committed`` balancer, offering a request only while
+    ``query_eligible`` has a member for it (a cycle without one is the model's stall), and
+    check that ``ready`` does not depend on the request.
     """
     log = ([], [], [])
     decisions, outputs, done = [], [], []
@@ -101,6 +106,11 @@ def drive(dut, steps, *, sink="always", rng=None, seed=0):
             ctx.set(dut.i.valid, held is not None)
             if held is not None:
                 ctx.set(dut.i.payload, {"ingress": held[0], "cpu_ns": held[1], "tag": n & 0xFFFF})
+            ineligible = False
+            if committed and held is not None:
+                ctx.set(dut.query_ingress, held[0])
+                ineligible = ctx.get(dut.query_eligible) == 0
+                ctx.set(dut.i.valid, not ineligible)
             comp = step.get("complete")
             if comp == "any":
                 comp = done.pop(rng.randrange(len(done))) if done else None
@@ -110,7 +120,13 @@ def drive(dut, steps, *, sink="always", rng=None, seed=0):
             ctx.set(dut.seed_load, "seed" in step)
             ctx.set(dut.seed, step.get("seed", 0))
             ctx.set(dut.o.ready, snk())
-            if held is not None:
+            if committed:
+                room = not ctx.get(dut.o.valid) or ctx.get(dut.o.ready)
+                assert ctx.get(dut.i.ready) == int(room and not ctx.get(dut.p2c_wait))
+            if ineligible:
+                event(DISPATCH, *held)
+                decisions.append(-1)
+            elif held is not None:
                 if ctx.get(dut.i.ready):
                     event(DISPATCH, *held)
                     decisions.append(None)
@@ -311,6 +327,24 @@ def test_random_against_model(bg_model, policy, sink):
     dut = LoadBalancer(ingress_queues=nin, egress_queues=nout)
     steps = random_steps(rng, nin, nout, 350, policies)
     kinds, a, b, got = drive(dut, steps, sink=sink, rng=rng, seed=rng.getrandbits(32))
+    model, want = model_run(bg_model, dut, kinds, a, b)
+    assert len(got) == len(want)
+    bad = [n for n, (g, w) in enumerate(zip(got, want)) if g != w]
+    assert not bad, f"{len(bad)} of {len(got)} decisions differ, first {bad[0]}: RTL {got[bad[0]]}, model {want[bad[0]]}"
+    assert -1 in got and len(set(got)) >= 4
+
+
+@pytest.mark.parametrize("policy,sink", [("p2c", "bursty"), ("mixed", "random")])
+def test_committed_against_model(bg_model, policy, sink):
+    """``committed`` (the core's balancer): requests offered only while ``query_eligible``
+    has a member, taken on ``valid`` with ``ready`` independent of the request; every
+    decision and every cycle without an eligible member equals the model's."""
+    policies = {"p2c": [P2C], "mixed": [STATIC, RR, JSQ, P2C, LEAST_IOS]}[policy]
+    rng = random.Random(f"lb-committed-{policy}-{sink}")
+    nin, nout = 3, 6
+    dut = LoadBalancer(ingress_queues=nin, egress_queues=nout, committed=True)
+    steps = random_steps(rng, nin, nout, 350, policies)
+    kinds, a, b, got = drive(dut, steps, sink=sink, rng=rng, seed=rng.getrandbits(32), committed=True)
     model, want = model_run(bg_model, dut, kinds, a, b)
     assert len(got) == len(want)
     bad = [n for n, (g, w) in enumerate(zip(got, want)) if g != w]
