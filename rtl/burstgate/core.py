@@ -11,7 +11,7 @@ from .admission import Admission, AdmissionInput
 from .buffer_pool import BufferPool
 from .cost import CostEstimator
 from .csr import BusSignature, CsrBlock
-from .delay_hist import DelayHistogram
+from .delay_hist import BUCKET_BITS, DelayHistogram, bucket_of
 from .layouts import Completion, CostedDescriptor, Decision, Descriptor
 from .load_balancer import LoadBalancer
 from .regmap import C, REGMAP
@@ -26,8 +26,17 @@ _CHARGE_MAX = (1 << C["LB_CHARGE_BITS"]) - 1
 # 16 entries keep one completion per clock flowing beside one descriptor per clock.
 _PENDING_DEPTH = 16
 
-#: A completion waiting to be applied, with the count of descriptors accepted before it.
-_Pending = data.StructLayout({"c": Completion, "seq": unsigned(_SEQ_BITS)})
+#: A completion as it waits to be applied: its SA delay already reduced to its histogram
+#: bucket (issue 22: ``bucket_of`` between the queue's head and the histogram's counters was
+#: the ULX3S board top's ECP5 critical path), with the count of descriptors accepted before it.
+_Queued = data.StructLayout({
+    "tenant":    Completion.members["tenant"],
+    "queue":     Completion.members["queue"],
+    "egress":    Completion.members["egress"],
+    "charge_ns": Completion.members["charge_ns"],
+    "bucket":    unsigned(BUCKET_BITS),
+})
+_Pending = data.StructLayout({"c": _Queued, "seq": unsigned(_SEQ_BITS)})
 
 
 def _check(name, value, lo, hi):
@@ -215,9 +224,13 @@ class Core(wiring.Component):
         m.submodules.pending = pending = SyncFIFOBuffered(width=_Pending.size, depth=_PENDING_DEPTH)
         # The queue keeps the charge clamped as the load balancer takes it (it clamps again,
         # to the same value), so the clamp is not between the head and the release's checks.
-        c_in = Signal(Completion)
+        # The bucket is formed here, at acceptance: it depends on the completion alone.
+        c_in = Signal(_Queued)
         m.d.comb += [
-            c_in.eq(self.c.payload),
+            c_in.tenant.eq(self.c.payload.tenant),
+            c_in.queue.eq(self.c.payload.queue),
+            c_in.egress.eq(self.c.payload.egress),
+            c_in.bucket.eq(bucket_of(self.c.payload.sa_delay_ns)),
             c_in.charge_ns.eq(Mux(self.c.payload.charge_ns[C["LB_CHARGE_BITS"]:].any(), _CHARGE_MAX,
                                   self.c.payload.charge_ns[:C["LB_CHARGE_BITS"]])),
             self.c.ready.eq(pending.w_rdy & ~adm.commit_pending),
@@ -254,7 +267,7 @@ class Core(wiring.Component):
             bp.release.payload.queue.eq(hc.queue),
             hist.record.eq(apply & good),
             hist.tenant.eq(hc.tenant),
-            hist.delay.eq(hc.sa_delay_ns),
+            hist.bucket.eq(hc.bucket),
             hist.window.eq(adm.window),
             hist.commit.eq(adm.commit),
         ]
