@@ -31,9 +31,40 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "rtl"))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from synth import KEEP_REPLICAS, parse_job, write_rtlil  # noqa: E402
+from synth import KEEP_REPLICAS, parse_job  # noqa: E402
 
 DEVICE = ["--85k", "--package", "CABGA381"]
+
+
+class Ecp5Target:
+    """The platform an out-of-context block is elaborated with: only its ``device``, which
+    tells the RTL it is built for an ECP5 (the cost estimator then instantiates its
+    multipliers with their input registers, ``rtl/burstgate/cost.py``), as the board's own
+    platform does for the board top."""
+
+    device = "LFE5U-85F"
+
+
+def write_rtlil(folder, top, params):
+    """Elaborate ``top`` with ``params`` for the ECP5 into ``folder/<top>.il``; returns the path
+    (``synth.write_rtlil`` with the ECP5 platform stand-in)."""
+    from amaranth.back import rtlil
+    from burstgate.cli import PARAMETERS, TOPS
+    folder.mkdir(parents=True, exist_ok=True)
+    own = {k: v for k, v in params.items() if k in PARAMETERS.get(top, ())}
+    path = folder / f"{top}.il"
+    path.write_text(rtlil.convert(TOPS[top](**own), name=top, platform=Ecp5Target(), emit_src=False))
+    return path
+
+
+def dsp_input_registers(netlist):
+    """``(registered, total)``: the MULT18X18D cells of a yosys JSON netlist whose A and B
+    inputs go through the DSP's own input registers, and all of them."""
+    cells = [c for mod in netlist["modules"].values() for c in mod.get("cells", {}).values()
+             if c["type"] == "MULT18X18D"]
+    registered = sum(all(str(c["parameters"].get(f"REG_INPUT{x}_CLK", "NONE")) not in ("NONE", "")
+                         for x in "AB") for c in cells)
+    return registered, len(cells)
 DEFAULT_JOBS = ["bg_cost_estimator", "ulx3s"]
 
 
@@ -97,6 +128,7 @@ def pnr(job, out, freq, seed):
     else:
         argv += ["--out-of-context"]
     times["nextpnr_s"] = _run(argv, out / f"{name}.nextpnr.log")
+    registered, dsps = dsp_input_registers(json.loads((out / netlist).read_text()))
     if board:
         times["ecppack_s"] = _run([_tool("ecppack"), "--compress", config, f"{name}.bit"],
                                   out / f"{name}.ecppack.log")
@@ -106,7 +138,8 @@ def pnr(job, out, freq, seed):
     util = {cell: u for cell, u in rep.get("utilization", {}).items() if u.get("used")}
     return {"job": job, "top": top, "device": "LFE5U-85F-CABGA381", "seed": seed,
             **verdict(rep["fmax"], freq, board=board), "utilization": util,
-            "bitstream": f"{name}.bit" if board else None, **times}
+            "bitstream": f"{name}.bit" if board else None,
+            "dsp_input_registered": registered, "dsp_total": dsps, **times}
 
 
 def verdict(fmax, freq, *, board):
@@ -142,7 +175,8 @@ def main(argv=None):
         r = pnr(job, args.out, args.freq, args.seed)
         (args.out / f"{job.replace('@', '-')}.json").write_text(json.dumps(r, indent=2, sort_keys=True) + "\n")
         print(f"pnr: {job}: " + ", ".join(f"{c} {f:g} MHz" for c, f in r["fmax_mhz"].items())
-              + f" (yosys {r['yosys_s']} s, nextpnr {r['nextpnr_s']} s)", flush=True)
+              + f" (yosys {r['yosys_s']} s, nextpnr {r['nextpnr_s']} s; MULT18X18D with input"
+              f" registers: {r['dsp_input_registered']} of {r['dsp_total']})", flush=True)
         for c, ok in r["met"].items():
             if not ok:
                 line = f"pnr: {job}: clock {c}: {r['fmax_mhz'][c]:g} MHz, below {r['target_mhz'][c]:g} MHz"

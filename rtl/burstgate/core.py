@@ -11,7 +11,7 @@ from .admission import Admission, AdmissionInput
 from .buffer_pool import BufferPool
 from .cost import CostEstimator
 from .csr import BusSignature, CsrBlock
-from .delay_hist import DelayHistogram
+from .delay_hist import BUCKET_BITS, DelayHistogram, bucket_of
 from .layouts import Completion, CostedDescriptor, Decision, Descriptor
 from .load_balancer import LoadBalancer
 from .regmap import C, REGMAP
@@ -22,12 +22,22 @@ __all__ = ["Core"]
 _BLOCKS = ("INFO", "CTRL", "LB", "BPOOL", "COST", "SEGMON", "TENANT")
 _SEQ_BITS = 16  # descriptor sequence numbers; far more than can be in flight
 _CHARGE_MAX = (1 << C["LB_CHARGE_BITS"]) - 1
-# A completion waits for the descriptors accepted before it (up to the 14-cycle latency);
-# 16 entries keep one completion per clock flowing beside one descriptor per clock.
-_PENDING_DEPTH = 16
+# A completion waits for the descriptors accepted before it (up to the 16-cycle latency, and
+# two cycles to its head register); 18 entries keep one completion per clock flowing beside
+# one descriptor per clock.
+_PENDING_DEPTH = 18
 
-#: A completion waiting to be applied, with the count of descriptors accepted before it.
-_Pending = data.StructLayout({"c": Completion, "seq": unsigned(_SEQ_BITS)})
+#: A completion as it waits to be applied: its SA delay already reduced to its histogram
+#: bucket (issue 22: ``bucket_of`` between the queue's head and the histogram's counters was
+#: the ULX3S board top's ECP5 critical path), with the count of descriptors accepted before it.
+_Queued = data.StructLayout({
+    "tenant":    Completion.members["tenant"],
+    "queue":     Completion.members["queue"],
+    "egress":    Completion.members["egress"],
+    "charge_ns": Completion.members["charge_ns"],
+    "bucket":    unsigned(BUCKET_BITS),
+})
+_Pending = data.StructLayout({"c": _Queued, "seq": unsigned(_SEQ_BITS)})
 
 
 def _check(name, value, lo, hi):
@@ -40,12 +50,12 @@ def _check(name, value, lo, hi):
 class Core(wiring.Component):
     """The whole per-descriptor datapath, decision for decision equal to ``bg::Agent``.
 
-    Descriptors flow COST (7 cycles) -> segment monitor (2) -> admission (5) -> ``o``: the
+    Descriptors flow COST (9 cycles) -> segment monitor (2) -> admission (5) -> ``o``: the
     admission stage decides with the load balancer's eligibility and the buffer pool's
     availability of that same cycle, and an admitted descriptor is dispatched to both in
     that cycle, exactly in ``agent.hpp``'s order. One descriptor per clock (II = 1) while
     ``o`` is ready (a due completion, an LB.SEED write under P2C and a BPOOL write each hold
-    one decision a cycle; see below); latency 14 cycles from ``i`` to ``o``.
+    one decision a cycle; see below); latency 16 cycles from ``i`` to ``o``.
 
     Event order (what the model replays): events are ordered by the cycle in which they
     are *accepted* on the core's ports, and within one cycle
@@ -108,7 +118,7 @@ class Core(wiring.Component):
         One decision per descriptor, in order.
     c : In(stream.Signature(Completion))
         Completions, in any order relative to their decisions; ``ready`` is low while a
-        COMMIT is pending and while the 16-entry completion queue is full.
+        COMMIT is pending and while the 18-entry completion queue is full.
     bus : In(BusSignature(addr_width=19))
         Every register of the INFO, CTRL, LB, BPOOL, COST, SEGMON and TENANT blocks at its
         absolute byte address; other addresses read 0 and ignore writes. Read latency 1.
@@ -217,14 +227,18 @@ class Core(wiring.Component):
         # The head comes from a register, not the FIFO's RAM read (issue 22: the read fed the
         # release and the buffer pool's return tree in one cycle). A completion becomes
         # visible two cycles after its acceptance instead of one; descriptors accepted after
-        # it take 14, so none is decided before it, and the one it waits for holds back at
+        # it take 16, so none is decided before it, and the one it waits for holds back at
         # most one decision, as before.
         m.submodules.pending = pending = SyncFIFOBuffered(width=_Pending.size, depth=_PENDING_DEPTH)
         # The queue keeps the charge clamped as the load balancer takes it (it clamps again,
         # to the same value), so the clamp is not between the head and the release's checks.
-        c_in = Signal(Completion)
+        # The bucket is formed here, at acceptance: it depends on the completion alone.
+        c_in = Signal(_Queued)
         m.d.comb += [
-            c_in.eq(self.c.payload),
+            c_in.tenant.eq(self.c.payload.tenant),
+            c_in.queue.eq(self.c.payload.queue),
+            c_in.egress.eq(self.c.payload.egress),
+            c_in.bucket.eq(bucket_of(self.c.payload.sa_delay_ns)),
             c_in.charge_ns.eq(Mux(self.c.payload.charge_ns[C["LB_CHARGE_BITS"]:].any(), _CHARGE_MAX,
                                   self.c.payload.charge_ns[:C["LB_CHARGE_BITS"]])),
             self.c.ready.eq(pending.w_rdy & ~adm.commit_pending),
@@ -262,7 +276,7 @@ class Core(wiring.Component):
             bp.release.payload.queue.eq(hc.queue),
             hist.record.eq(apply & good),
             hist.tenant.eq(hc.tenant),
-            hist.delay.eq(hc.sa_delay_ns),
+            hist.bucket.eq(hc.bucket),
             hist.window.eq(adm.window),
             hist.commit.eq(adm.commit),
         ]

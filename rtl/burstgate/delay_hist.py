@@ -13,13 +13,15 @@ from amaranth.lib.wiring import In, Out
 from .csr import ExternalSignature
 from .regmap import C, REGMAP
 
-__all__ = ["DelayHistogram", "FLOOR_BITS", "SUB_BITS", "bucket_of"]
+__all__ = ["BUCKET_BITS", "DelayHistogram", "FLOOR_BITS", "SUB_BITS", "bucket_of"]
 
 #: Bucket 0 holds [0, 2**FLOOR_BITS) ns; every octave above it has 2**SUB_BITS buckets.
 FLOOR_BITS = C["HIST_FLOOR_BITS"]
 SUB_BITS = C["HIST_SUB_BITS"]
 _BUCKETS = C["HIST_BUCKETS"]
 _COUNT_MAX = (1 << 32) - 1
+#: Width of a bucket index (what ``bucket_of`` returns).
+BUCKET_BITS = (_BUCKETS - 1).bit_length()
 
 
 def bucket_of(delay):
@@ -60,8 +62,11 @@ class DelayHistogram(wiring.Component):
         Count ``tenant``/``delay`` this cycle.
     tenant : In(TENANT_BITS)
         Below ``tenants`` (the completion path checks it).
-    delay : In(32)
-        SA delay in ns.
+    bucket : In(BUCKET_BITS)
+        ``bucket_of`` of the completion's SA delay, below ``HIST_BUCKETS``. The caller forms
+        it ahead of ``record`` (the core, when it queues the completion): formed here from the
+        delay, its compare tree was the head of the ULX3S board top's ECP5 critical path into
+        the aggregate counters (issue 22).
     window : In(32)
         The current window (CTRL.WINDOW_INDEX).
     commit : In(1)
@@ -85,7 +90,7 @@ class DelayHistogram(wiring.Component):
         super().__init__({
             "record": In(1),
             "tenant": In(C["TENANT_BITS"]),
-            "delay": In(32),
+            "bucket": In(BUCKET_BITS),
             "window": In(32),
             "commit": In(1),
             "busy": Out(1),
@@ -101,8 +106,7 @@ class DelayHistogram(wiring.Component):
         rp = ram.read_port()
         wp = ram.write_port()
 
-        bucket = Signal(range(_BUCKETS))
-        m.d.comb += bucket.eq(bucket_of(self.delay))
+        bucket = self.bucket
         addr = Signal(addr_bits)
         m.d.comb += [addr.eq(Cat(bucket, self.tenant)[:addr_bits]), rp.addr.eq(addr), rp.en.eq(1)]
 
@@ -124,10 +128,12 @@ class DelayHistogram(wiring.Component):
             wp.en.eq(s1_valid),
         ]
 
+        # Each counter increments itself on its own bucket's match: a counter selected by
+        # ``bucket``, incremented and written back put a 32-way read select before the adder.
         agg = Array(Signal(32, name=f"all{b}") for b in range(_BUCKETS))
-        with m.If(self.record):
-            with m.If(agg[bucket] != _COUNT_MAX):
-                m.d.sync += agg[bucket].eq(agg[bucket] + 1)
+        for b, a in enumerate(agg):
+            with m.If(self.record & (bucket == b) & (a != _COUNT_MAX)):
+                m.d.sync += a.eq(a + 1)
         with m.If(self.commit):
             m.d.sync += [a.eq(0) for a in agg]
         with m.If(self.hist_all.r_en):

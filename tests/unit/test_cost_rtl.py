@@ -4,6 +4,7 @@ Fast and directed; the 100k-descriptor Verilator run is tests/cocotb/cost.
 """
 
 import random
+import re
 
 import pytest
 from amaranth.sim import Simulator
@@ -161,7 +162,7 @@ def test_held_output_fills_the_buffer_then_drains_at_one_per_clock():
     at one per clock, and acceptance resumes at one per clock. Catches credits above the
     buffer's depth (descriptors overwritten or lost), below LATENCY + 1 (II > 1), and a buffer
     that reorders or repeats."""
-    latency = 7
+    latency = 9
     dut = CostEstimator()
     sizes = [512 * (n + 1) for n in range(40)]
     accepted_while_held = []
@@ -195,3 +196,36 @@ def test_held_output_fills_the_buffer_then_drains_at_one_per_clock():
     run(dut, [tb])
     assert accepted_while_held == [latency + 1]
     assert got == list(range(len(sizes)))
+
+
+def test_ecp5_multipliers_take_their_operands_in_their_input_registers():
+    """Elaborated for an ECP5, every multiply is a MULT18X18D whose A and B input registers
+    are clocked (issue 22: with the operands registered in fabric, the routing to the DSP and
+    the multiply made the cost estimator's ECP5 critical path), and no ``$mul`` is left for
+    yosys to map without them; elsewhere the same products are plain multiplies. Catches the
+    ECP5 branch dropped (no DSP instances), an input register left off, or a product still
+    formed in fabric."""
+    from amaranth.back import rtlil
+
+    class Ecp5:
+        device = "LFE5U-85F"
+
+    products = DIMS * (4 + 2)  # delta * slope in four pieces, raw * factor in two, per dimension
+    ecp5 = rtlil.convert(CostEstimator(), platform=Ecp5(), emit_src=False)
+    dsps = ecp5.split("cell \\MULT18X18D ")[1:]
+    assert len(dsps) == products
+    for cell in dsps:
+        cell = cell[:cell.index("\n  end")]
+        for port in ("A", "B"):
+            assert f'parameter \\REG_INPUT{port}_CLK "CLK0"' in cell, cell[:400]
+        assert 'parameter \\REG_OUTPUT_CLK "NONE"' in cell and "connect \\CLK0 " in cell
+    assert variable_products(ecp5) == 0
+    generic = rtlil.convert(CostEstimator(), emit_src=False)
+    assert "MULT18X18D" not in generic and variable_products(generic) == products
+
+
+def variable_products(text):
+    """``$mul`` cells of an RTLIL text with neither operand a constant (the table address's
+    ``product * 2`` is one, and no multiplier)."""
+    cells = [c[:c.index("\n  end")] for c in text.split("cell $mul ")[1:]]
+    return sum(not re.search(r"connect \\[AB] \d+'", c) for c in cells)

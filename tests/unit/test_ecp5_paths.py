@@ -62,3 +62,25 @@ def test_loop_and_bad_input_are_errors(tmp_path):
     bad.write_text("{")
     with pytest.raises(SystemExit, match="bad.json"):
         ecp5_paths.load(bad, None)
+
+
+def _mult(reg, a, p):
+    cell = _cell("MULT18X18D", A0=("input", [a]), B0=("input", ["0"]), P0=("output", [p]))
+    cell["parameters"] = {"REG_INPUTA_CLK": reg, "REG_INPUTB_CLK": reg}
+    return cell
+
+
+def test_a_dsp_with_input_registers_ends_and_starts_paths(tmp_path):
+    # q -> LUT -> the DSP's A -> P -> LUT -> d: one path through an unregistered DSP, two
+    # shorter ones (q to the DSP's input registers; the registers' product to d) through a
+    # DSP with REG_INPUTA/B_CLK set, the second the worse (the multiply is in it).
+    for reg, worst, cells in (("NONE", 1.3 + 4.8 + 1.3, 3), ("CLK0", 4.8 + 1.3, 2)):
+        net = {"ff1": _cell("TRELLIS_FF", Q=("output", [2]), DI=("input", [9])),
+               "l1": _lut(2, 3), "m": _mult(reg, 3, 4), "l2": _lut(4, 5),
+               "ff2": _cell("TRELLIS_FF", Q=("output", [6]), DI=("input", [5]))}
+        path = _netlist(tmp_path, net, {"q": 2, "a": 3, "p": 4, "d": 5})
+        paths = ecp5_paths.longest_paths(ecp5_paths.load(path, None), 3)
+        assert paths[0][0] == pytest.approx(worst) and len(paths[0][1]) - 1 == cells, (reg, paths)
+        if reg == "CLK0":
+            assert paths[0][1][0][1] == "m (input registers)"
+            assert [round(ns, 2) for ns, _ in paths] == [6.1, 1.3]  # and q -> the registers
