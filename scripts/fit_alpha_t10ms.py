@@ -16,7 +16,7 @@ script does the paper's procedure on the simulated SA instead:
 
 Then it prints the scenario settings (``dualbucket.alpha``, ``headroom_mbps`` = 15.5 % of mu,
 the paper's 330 / 2130) and, with ``--run``, Fig. 18 (proxy) and Fig. 20 (end to end) at T =
-10 ms with them, both monitor units. Output: a markdown table on stdout and build/alpha_t10ms.md.
+10 ms with them, both monitor units. Output: a markdown table on stdout and build/alpha_t10ms.md, the plot build/alpha_t10ms.png.
 
     .venv/bin/python scripts/fit_alpha_t10ms.py [--sizes 8k,64k] [--run]
 """
@@ -120,6 +120,26 @@ def rows_md(rows):
     return lines + [""]
 
 
+def plot(fits, dest):
+    """w_p against lambda per size, measured (points) and Eq. (1) at the fitted alpha (lines)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for f in fits:
+        lams = [lam for _, lam, _, _ in f["points"]]
+        line, = ax.plot(lams, f["pred"], "--")
+        ax.plot(lams, [w for *_, w in f["points"]], "o-", color=line.get_color(),
+                label=f"{f['size'][:-1]} KiB (alpha {f['alpha'] / 1e6:.1f} M, R^2 {f['r2']:.2f})")
+    ax.set_xlabel("lambda, Mb/s (main bucket alone)")
+    ax.set_ylabel(f"P{P * 100:g} SA delay w_p, us")
+    ax.set_title(f"Eq. (1) at T = {T_US / 1000:g} ms: measured (o) vs fitted (--)")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(dest)
+    plt.close(fig)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default=",".join(su.SIZES), help="comma-separated I/O sizes (8k,16k,32k,64k)")
@@ -127,11 +147,12 @@ def main():
     args = ap.parse_args()
     sim = pathlib.Path(os.environ.get("BG_BUILD_DIR", rp.ROOT / "build" / "cmake")) / "sw" / "sim" / "burstgate-sim"
     run = rp.Runner(str(sim))
-    out, rows = [], []
+    out, rows, fits = [], [], []
     for size in args.sizes.split(","):
         if size not in su.SIZES:
             sys.exit(f"fit_alpha_t10ms: --sizes: {size!r} is not one of {','.join(su.SIZES)}")
         f = fit_size(run, size)
+        fits.append(f)
         out += fit_md(f)
         if args.run:
             rows += cheque_rows(run, f)
@@ -142,6 +163,7 @@ def main():
     dest = rp.ROOT / "build" / "alpha_t10ms.md"
     dest.parent.mkdir(exist_ok=True)
     dest.write_text(text + "\n")
+    plot(fits, dest.with_suffix(".png"))
 
 
 if __name__ == "__main__":
