@@ -160,7 +160,7 @@ KEYS = [
     ("libra.floor_share", "num", 1e-6, 1), ("libra.ewma_weight", "num", 1e-4, 1), ("libra.policy_ms", "num", 0, 1e6),
     ("libra.admission", "enum", ("envelope", "floor"), None), ("libra.unit", "enum", ("vop", "vector"), None),
     ("dualbucket.hot_threshold_iops", "num", 0, 1e9), ("dualbucket.steady_intervals", "int", 0, 254),
-    ("dualbucket.cheque_share", "num", 0, 1), ("dualbucket.alpha", "int", 1, 2**20),
+    ("dualbucket.cheque_share", "num", 0, 1), ("dualbucket.alpha", "int", 1, 2**32 - 1),
     ("dualbucket.headroom_mbps", "int", 0, 2**30), ("dualbucket.mu_mbps", "int", 1, 2**30),
     ("dualbucket.main_share", "num", 1e-9, 1), ("dualbucket.tenant_contracts", "bool", None, None),
     ("dualbucket.reoffer", "enum", ("fifo", "steady_first"), None),

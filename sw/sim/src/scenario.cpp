@@ -267,7 +267,7 @@ void load_db(const Loader &L, const YAML::Node &n, DualBucketCfg &d)
     }
     if (n["steady_intervals"]) d.steady_intervals = L.u32(n["steady_intervals"], P + ".steady_intervals", 0, BG_SEGMON_STEADY_MAX);
     if (n["cheque_share"]) d.cheque_share = L.number(n["cheque_share"], P + ".cheque_share", 0, 1);
-    if (n["alpha"]) d.alpha = L.u32(n["alpha"], P + ".alpha", 1, 1u << 20);
+    if (n["alpha"]) d.alpha = L.u32(n["alpha"], P + ".alpha", 1, 0xFFFFFFFFu);
     if (n["percentile"]) {
         d.percentile = L.number(n["percentile"], P + ".percentile", 0, 1);
         const double ok[] = {0.5, 0.9, 0.95, 0.99, 0.999, 0.9999, 0.99999};
