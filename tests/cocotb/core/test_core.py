@@ -615,15 +615,8 @@ async def bpool_write_beside_a_decision(dut):
                        ("w", reg("LB", "DEPTH"), 16), ("w", reg("LB", "MAP", 0), 0xF),
                        ("w", reg("BPOOL", "DEDICATED", 0), 1), ("w", BP_SHARED, 4)])
     admitted = 0
-    for offset in range(8, 20):  # the decision is 13 cycles after acceptance
-        before = tb.accepted
-        tb.d_gen, tb.paused, tb.c_rate = iter([tb.desc(0, queue=0)]), False, 0.0
-        await tb.cycles_until(lambda: tb.accepted != before)
-        tb.d_gen = None
-        for _ in range(offset - 1):
-            await tb.step()
-        tb.bus_q.append(("w", BP_SHARED, 4 + offset % 2))
-        await tb.drain()
+    for offset in range(8, 20):  # the decision is some cycles after acceptance (the core's latency)
+        await one_descriptor_then_write(tb, offset, 4 + offset % 2)
         admitted += len(tb.outstanding)
         tb.c_rate = 1.0  # give every buffer back, so the pool is idle for the next write
         await tb.cycles_until(lambda: not tb.outstanding and tb.c_pending is None)
@@ -636,20 +629,26 @@ async def bpool_write_beside_a_decision(dut):
     late = admitted = 0
     for offset in range(8, 20):
         await tb.window([("w", reg("BPOOL", "DEDICATED", 0), 0), ("w", BP_SHARED, 0)])
-        before = tb.accepted
-        tb.d_gen, tb.paused, tb.c_rate = iter([tb.desc(0, queue=0)]), False, 0.0
-        await tb.cycles_until(lambda: tb.accepted != before)
-        tb.d_gen = None
-        for _ in range(offset - 1):
-            await tb.step()
-        tb.bus_q.append(("w", BP_SHARED, 1))
-        await tb.drain()
+        await one_descriptor_then_write(tb, offset, 1)
         admitted += len(tb.outstanding)
         late += not tb.outstanding
         tb.c_rate = 1.0
         await tb.cycles_until(lambda: not tb.outstanding and tb.c_pending is None)
     tb.summary()
     assert admitted and late, f"{admitted} admitted, {late} deferred: the writes never met the decision"
+
+
+async def one_descriptor_then_write(tb, offset, shared):
+    """One descriptor of tenant 0 on queue 0, then BPOOL.SHARED := shared `offset` cycles after
+    it was accepted; drains, completions held (the caller gives the buffers back)."""
+    before = tb.accepted
+    tb.d_gen, tb.paused, tb.c_rate = iter([tb.desc(0, queue=0)]), False, 0.0
+    await tb.cycles_until(lambda: tb.accepted != before)
+    tb.d_gen = None
+    for _ in range(offset - 1):
+        await tb.step()
+    tb.bus_q.append(("w", BP_SHARED, shared))
+    await tb.drain()
 
 
 def run_core(seed=None, events=EVENTS, test_filter=None, generate_verilog=True):
