@@ -22,7 +22,6 @@ the paper's 330 / 2130) and, with ``--run``, Fig. 18 (proxy) and Fig. 20 (end to
 """
 
 import argparse
-import copy
 import math
 import os
 import pathlib
@@ -31,9 +30,6 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import reproduce as rp  # noqa: E402
 import reproduce_segunit as su  # noqa: E402
-
-sys.path.insert(0, str(rp.ROOT / "rtl"))
-from burstgate.tools import fit_alpha  # noqa: E402
 
 T_US = 10000
 SHARES = (0.3, 0.45, 0.56, 0.7, 0.8)
@@ -47,36 +43,24 @@ def _sc(size, end_to_end=False):
     return sc
 
 
-def _mu(sc):
-    return sc["dualbucket"].get("mu_mbps") or sc["dpu"]["swlimit_mbps"] * 8
+def r_squared(ys, preds):
+    mean = sum(ys) / len(ys)
+    return 1 - sum((y - q) ** 2 for y, q in zip(ys, preds)) / (sum((y - mean) ** 2 for y in ys) or 1.0)
 
 
 def fit_size(run, size):
     """{size, mu, points [(share, lambda, windows, w_p)], alpha, r2, alpha_free, mu_free, r2_free}."""
-    sc = _sc(size)
-    mu, warm = _mu(sc), sc["warmup_ms"]
-    pts = []
-    for share in SHARES:
-        s = copy.deepcopy(sc)
-        s["dualbucket"].update(cheque_share=0.0, main_share=share)
-        csv = run.tmp / f"a_{size}_{share}.csv"
-        run(s, "dualbucket", csv=csv)
-        lam, w, n = fit_alpha.load_point(csv, warm, 16)
-        pts.append((share, lam, n, w))
+    mu, pts, alpha, pred = rp.main_bucket_sweep(run, _sc(size), SHARES, f"a_{size}", P)
     lp = -math.log(1 - P)
-    alpha, pred = fit_alpha.fit([(lam, w) for _, lam, _, w in pts], mu, P)
     ws = [w for *_, w in pts]
-    mean = sum(ws) / len(ws)
-    ss_tot = sum((w - mean) ** 2 for w in ws) or 1.0
-    r2 = 1 - sum((w - p) ** 2 for w, p in zip(ws, pred)) / ss_tot
+    r2 = r_squared(ws, pred)
     # mu free: 1/w = a + b lambda, b = -1/(alpha L_p), a = mu / (alpha L_p).
     xs, ys = [lam for _, lam, _, _ in pts], [1 / w for w in ws]
     xm, ym = sum(xs) / len(xs), sum(ys) / len(ys)
     sxx = sum((x - xm) ** 2 for x in xs)
     b = sum((x - xm) * (y - ym) for x, y in zip(xs, ys)) / sxx
     a = ym - b * xm
-    ypred = [a + b * x for x in xs]
-    r2_free = 1 - sum((y - q) ** 2 for y, q in zip(ys, ypred)) / (sum((y - ym) ** 2 for y in ys) or 1.0)
+    r2_free = r_squared(ys, [a + b * x for x in xs])
     alpha_free = -1 / (b * lp) if b < 0 else float("nan")
     mu_free = -a / b if b < 0 else float("nan")
     return {"size": size, "mu": mu, "points": pts, "pred": pred, "alpha": alpha, "r2": r2,

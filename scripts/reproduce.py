@@ -487,30 +487,36 @@ class AlphaFit:
     rows: list
 
 
-def alpha_fit(run):
-    """Still Water Eq. (1)'s alpha for this SA: the Still Water scenario with the main bucket alone
-    (cheque_share 0) at three loads, the P95 SA delay the firmware reads per window (the CSV's
-    sa_p95_us), fitted by `burstgate fit-alpha` (burstgate/tools/fit_alpha.py)."""
+def main_bucket_sweep(run, base, shares, tag, percentile=0.95):
+    """Eq. (1)'s points and alpha on a dual-bucket scenario: the main bucket alone (cheque_share
+    0) at each main_share, the P95 SA delay the firmware reads per window (the CSV's
+    sa_p95_us), fitted by `burstgate fit-alpha` (burstgate/tools/fit_alpha.py).
+    Returns (mu, [(share, lambda, windows, w_p)], alpha, Eq. (1) at alpha per point)."""
     sys.path.insert(0, str(ROOT / "rtl"))
     from burstgate.tools import fit_alpha
 
-    base = load("dualbucket_hot_segments.yaml")
-    db = base["dualbucket"]
-    mu = db.get("mu_mbps") or base["dpu"]["swlimit_mbps"] * 8
-    warmup = base["warmup_ms"]
-    points, rows = [], []
-    for share in (0.3, 0.56, 0.8):
+    mu = base["dualbucket"].get("mu_mbps") or base["dpu"]["swlimit_mbps"] * 8
+    points = []
+    for share in shares:
         sc = copy.deepcopy(base)
-        sc["dualbucket"].update(cheque_share=0.0, main_share=share, reoffer="fifo")  # the production limiter
-        csv = run.tmp / f"alpha_{share}.csv"
+        sc["dualbucket"].update(cheque_share=0.0, main_share=share)
+        csv = run.tmp / f"{tag}_{share}.csv"
         run(sc, "dualbucket", csv=csv)
-        lam, w, n = fit_alpha.load_point(csv, warmup, 16)
-        points.append((lam, w))
-        rows.append((share, lam, n, w))
+        lam, w, n = fit_alpha.load_point(csv, base["warmup_ms"], 16)
+        points.append((share, lam, n, w))
+    alpha, pred = fit_alpha.fit([(lam, w) for _, lam, _, w in points], mu, percentile)
+    return mu, points, alpha, pred
+
+
+def alpha_fit(run):
+    """Still Water Eq. (1)'s alpha for this SA: the Still Water scenario with the main bucket alone
+    at three loads (main_bucket_sweep)."""
+    base = load("dualbucket_hot_segments.yaml")
+    base["dualbucket"]["reoffer"] = "fifo"  # the production limiter
     percentile = 0.95  # the CSV's sa_p95_us
-    alpha, pred = fit_alpha.fit(points, mu, percentile)
-    return AlphaFit(mu, warmup, db["alpha"], percentile, alpha,
-                    [(share, lam, n, w, p) for (share, lam, n, w), p in zip(rows, pred)])
+    mu, points, alpha, pred = main_bucket_sweep(run, base, (0.3, 0.56, 0.8), "alpha", percentile)
+    return AlphaFit(mu, base["warmup_ms"], base["dualbucket"]["alpha"], percentile, alpha,
+                    [(share, lam, n, w, p) for (share, lam, n, w), p in zip(points, pred)])
 
 
 def alpha_fit_md(r):
@@ -544,6 +550,30 @@ def _with_bios(sc, keys):
     return sc
 
 
+# The host profile `burstgate calibrate --numjobs 56 --iodepth 2` measured on the project's 2-core
+# host on 2026-11-28 (docs/results.md, "Case 2 and the host's CPU"): about 40 us of CPU an I/O.
+HOST56 = {"threads": 2, "swlimit_mbps": 961,
+          "cpu_ns": {"A": {"read": {"base": 39347, "per_kib": 37}, "write": {"base": 38782, "per_kib": 562}}}}
+
+
+def four_bursting():
+    """compare-qemu's second case in the simulator: scenarios/compare_qemu_56.yaml's tenants, each
+    a closed loop of its connections x iodepth (compare_qemu.CONNS56, IODEPTH56) doing fio's mix
+    (MIX56, 50 % reads), on HOST56, for 2 s. t20k's base alone is 40 % of that host, and the
+    printed pool (t20k's and t5k's bases) 44 %."""
+    sys.path.insert(0, str(ROOT / "rtl"))
+    import compare_qemu as cq
+
+    sc = load("compare_qemu_56.yaml")
+    sc["duration_ms"] = 2000
+    sc["dpu"].update(copy.deepcopy(HOST56))
+    total = sum(cq.MIX56.values())
+    for t in sc["tenants"]:
+        t["workload"] = {"mode": "closed", "iodepth": cq.CONNS56[t["name"]] * cq.IODEPTH56,
+                         "sizes": {k: v / total for k, v in cq.MIX56.items()}, "read_share": 0.5, "segments": 8}
+    return sc
+
+
 def variations(run):
     """Every variation at one point of each figure: Fig. 19 / 20 the victim's average latency
     (ProductB write, the scenario files' point) at the deepest neighbour; Fig. 21 / 22 the
@@ -567,7 +597,7 @@ def variations(run):
         tenant(sc, who)["workload"]["iodepth"] = depth
         points.append((label, sc, metric))
     f23 = load("fig23_burst_utilization.yaml")  # BPS-intensive; its file's 5 % pool is replaced
-    four = load("four_bursting.yaml")  # compare-qemu's case 2: every tenant bursting at once
+    four = four_bursting()  # compare-qemu's case 2: every tenant bursting at once
     cols = tuple(p[0] for p in points) + ("Fig. 23 bursty share of limit", "Fig. 24 throttled below base",
                                           "Fig. 24 reclaims", "Fig. 24 pool admissions",
                                           "four bursting: share of WildCBS's total")
@@ -596,8 +626,8 @@ def variations_md(r):
              "`floor` keeps 1/16 of base, `usage_clamp` takes max(alloc x alpha, usage) on line 7, `spill_base` "
              "takes line 4 on a spill too, `reserve_share` sizes the pool as 5 % of capacity, `reserve_shortfall` "
              "caps each window's pool at what the tenants' allocations fall short of their bases, `project` is "
-             "the first four (the project's earlier default). The last column: scenarios/four_bursting.yaml's "
-             "total IOPS (every tenant bursting) against WildCBS's.", "",
+             "the first four (the project's earlier default). The last column: compare-qemu's second case in "
+             "the simulator (four_bursting(): every tenant bursting), its total IOPS against WildCBS's.", "",
              "| variant | " + " | ".join(r.columns) + " |", "|---|" + "---|" * len(r.columns)]
 
     def cell(c, x):

@@ -189,8 +189,8 @@ void Engine::stop(std::chrono::milliseconds drain)
     // Connection threads still waiting for a tag answer ESHUTDOWN (submit).
     std::lock_guard<std::mutex> g(dev_mu_);
     for (auto &q : tag_waiters_)
-        for (TagWaiter *w : q)
-            w->cv.notify_one();
+        for (std::condition_variable *w : q)
+            w->notify_one();
 }
 
 void Engine::WorkQueue::push(Request *r)
@@ -238,7 +238,7 @@ void Engine::submit(std::unique_ptr<Request> r)
     std::unique_lock<std::mutex> g(dev_mu_);
     const std::uint32_t tn = r->tenant;
     auto may_take = [&] { return !free_tags_.empty() && tenant_tags_[tn] < opt_.tenant_depth; };
-    std::deque<TagWaiter *> &queue = tag_waiters_[tn];
+    std::deque<std::condition_variable *> &queue = tag_waiters_[tn];
     if (!queue.empty() || !may_take()) {
         // In arrival order behind the tenant's earlier waiters: a connection whose own request
         // just finished must not take the slot ahead of the ones already waiting.
@@ -246,12 +246,12 @@ void Engine::submit(std::unique_ptr<Request> r)
             std::lock_guard<std::mutex> s(st_mu_);
             st_[tn].depth_waits++;
         }
-        TagWaiter me;
+        std::condition_variable me;
         queue.push_back(&me);
-        me.cv.wait(g, [&] { return stop_.load() || (queue.front() == &me && may_take()); });
+        me.wait(g, [&] { return stop_.load() || (queue.front() == &me && may_take()); });
         queue.erase(std::find(queue.begin(), queue.end(), &me));
         if (!queue.empty())  // the next in line, once this one has its tag (dev_mu_ is held)
-            queue.front()->cv.notify_one();
+            queue.front()->notify_one();
     }
     if (stop_.load() || !may_take()) {  // stopped while it waited (or right before it asked)
         g.unlock();
@@ -650,9 +650,9 @@ void Engine::finish(Request *r, std::uint32_t error)
             if (pool_was_empty) {
                 for (auto &q : tag_waiters_)
                     if (!q.empty())
-                        q.front()->cv.notify_one();
+                        q.front()->notify_one();
             } else if (!tag_waiters_[r->tenant].empty()) {
-                tag_waiters_[r->tenant].front()->cv.notify_one();
+                tag_waiters_[r->tenant].front()->notify_one();
             }
         }
     }

@@ -190,11 +190,9 @@ private:
     std::vector<std::unique_ptr<Request>> slots_;
     std::vector<std::uint16_t> free_tags_;
     std::vector<std::uint32_t> tenant_tags_;          // tags each tenant holds
-    struct TagWaiter {
-        std::condition_variable cv;
-    };
-    // Per tenant, the connection threads waiting for a tag, in arrival order (submit).
-    std::vector<std::deque<TagWaiter *>> tag_waiters_;
+    // Per tenant, the connection threads waiting for a tag, in arrival order, each by its own
+    // condition variable (submit).
+    std::vector<std::deque<std::condition_variable *>> tag_waiters_;
     std::vector<IoDesc> descs_;
     std::vector<IoDecision> decs_;
     // windows_late_: run after their deadline had passed (caught up); window_overruns_: skipped.

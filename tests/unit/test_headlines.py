@@ -213,7 +213,7 @@ def test_variations_have_their_measured_effect(run):
     share = r.columns[4]
     assert rows["printed"][share] < 0.75 <= 0.9 <= rows["reserve_share"][share]
     assert rows["project"][share] >= 0.85
-    # Every tenant bursting (scenarios/four_bursting.yaml): the printed pool, 44 % of that host,
+    # Every tenant bursting (reproduce.four_bursting(), compare-qemu's case 2): the printed pool, 44 % of that host,
     # sits idle (0.672 of WildCBS's total); capped at the allocations' shortfall it is shared out
     # (0.977). Catches the shortfall cap not applied, or applied to the printed default.
     four = r.columns[8]
