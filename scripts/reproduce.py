@@ -51,6 +51,8 @@ VARIANTS = {
     "spill_base": {"spill_base": True},
     "reserve_share": {"reserve": "share"},
     "reserve_shortfall": {"reserve_shortfall": True},
+    "share_refill": {"share_refill": True},
+    "shortfall+refill": {"reserve_shortfall": True, "share_refill": True},
     "project": {"floor_share": 0.0625, "usage_clamp": True, "spill_base": True, "reserve": "share"},
 }
 
@@ -625,7 +627,9 @@ def variations_md(r):
              "the default (line 7 decays to zero, line 4 on throttle only, the pool = the two largest bases); "
              "`floor` keeps 1/16 of base, `usage_clamp` takes max(alloc x alpha, usage) on line 7, `spill_base` "
              "takes line 4 on a spill too, `reserve_share` sizes the pool as 5 % of capacity, `reserve_shortfall` "
-             "caps each window's pool at what the tenants' allocations fall short of their bases, `project` is "
+             "caps each window's pool at what the tenants' allocations fall short of their bases, `share_refill` "
+             "hands line 11's leftover (shares cut at the bursts) again to the tenants below their cap, "
+             "`shortfall+refill` both, `project` is "
              "the first four (the project's earlier default). The last column: compare-qemu's second case in "
              "the simulator (four_bursting(): every tenant bursting), its total IOPS against WildCBS's.", "",
              "| variant | " + " | ".join(r.columns) + " |", "|---|" + "---|" * len(r.columns)]

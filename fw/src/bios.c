@@ -491,16 +491,76 @@ static inline int lany_avx2(lanes a) { return !_mm_testz_si128(lx(a), lx(a)); }
 #define BG_BIOS_AVX2 0
 #endif
 
+/* BG_BIOS_OPT_SHARE_REFILL (bios.h, "Line 11's leftover"): after the passes, what line 11
+ * left of unused (reserved less the window's pool) is shared again among the scheduled
+ * tenants below their cap, per dimension, by the same demands; then lend, status and the
+ * burst list follow the new allocations. Plain C, one 64-bit division per tenant, dimension
+ * and round: a variation, off the measured default path. */
+static void share_refill(bg_bios *b)
+{
+    bg_vec left;
+    for (unsigned d = 0; d < BG_COST_DIMS; d++)
+        left.d[d] = b->reserved.d[d] - b->reserve_now.d[d];
+    for (unsigned round = 0; round < BG_BIOS_REFILL_ROUNDS; round++) {
+        uint64_t den[BG_COST_DIMS] = {0};
+        for (uint32_t j = 0; j < b->n_sched; j++) {
+            const bg_bios_tenant *t = &b->t[b->sched_list[j]];
+            bg_vec cap;
+            burst_cap(t, &cap);
+            for (unsigned d = 0; d < BG_COST_DIMS; d++)
+                den[d] += t->alloc.d[d] < cap.d[d] ? t->demand.d[d] : 0u;
+        }
+        int any = 0;
+        for (unsigned d = 0; d < BG_COST_DIMS; d++)
+            any |= left.d[d] != 0 && den[d] != 0;
+        if (!any)
+            break;
+        const bg_vec pot = left;
+        for (uint32_t j = 0; j < b->n_sched; j++) {
+            bg_bios_tenant *t = &b->t[b->sched_list[j]];
+            bg_vec cap;
+            burst_cap(t, &cap);
+            for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+                if (den[d] == 0 || t->alloc.d[d] >= cap.d[d])
+                    continue;
+                /* pot and demand are u32, so the product fits in 64 bits; demand <= den,
+                 * so q <= pot and the shares of a round add up to at most pot. */
+                const uint32_t q = min32((uint32_t)((uint64_t)pot.d[d] * t->demand.d[d] / den[d]),
+                                         cap.d[d] - t->alloc.d[d]);
+                t->alloc.d[d] += q;
+                left.d[d] -= q;
+            }
+        }
+    }
+    uint32_t nb = 0;
+    for (uint32_t j = 0; j < b->n_sched; j++) {
+        const uint32_t i = b->sched_list[j];
+        bg_bios_tenant *t = &b->t[i];
+        uint32_t burst = 0;
+        for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+            t->lend.d[d] = sub0(t->alloc.d[d], t->res_base.d[d]);
+            burst |= t->lend.d[d];
+        }
+        t->status = (uint8_t)(burst ? BG_BIOS_BURST : BG_BIOS_NORMAL);
+        b->burst_list[nb] = (uint16_t)i;
+        nb += burst != 0;
+    }
+    b->n_burst = nb;
+    for (unsigned d = 0; d < BG_COST_DIMS; d++)
+        b->reserved.d[d] = b->reserve_now.d[d] + left.d[d];
+}
+
 void bg_bios_run(bg_bios *b, const bg_bios_usage *u, const uint64_t *active)
 {
     wake(b, active);
 #if BG_BIOS_AVX2
-    if (__builtin_cpu_supports("avx2")) {
+    if (__builtin_cpu_supports("avx2"))
         run_passes_avx2(b, u, active);
-        return;
-    }
+    else
 #endif
-    run_passes(b, u, active);
+        run_passes(b, u, active);
+    if (b->p.options & BG_BIOS_OPT_SHARE_REFILL)
+        share_refill(b);
 }
 
 bg_vec bg_basecbs_share(const bg_vec *total, const uint64_t sum[BG_COST_DIMS], const bg_bios_tenant *t)

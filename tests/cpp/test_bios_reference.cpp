@@ -15,7 +15,9 @@
 // One deliberate edit since it was frozen: Algorithm 1 as printed became the default and the
 // project's variations named options (bios.h, issue 20), so lines 4 and 7 below read
 // p.options (marked "options:"); with BG_BIOS_OPT_PROJECT's two bits and a floor it is the
-// frozen code. A second edit: BG_BIOS_OPT_RESERVE_SHORTFALL's pool (marked "options:" too).
+// frozen code. A second edit: BG_BIOS_OPT_RESERVE_SHORTFALL's pool (marked "options:" too);
+// a third: BG_BIOS_OPT_SHARE_REFILL's rounds after the loop (marked "options:", written from
+// bios.h per dimension, where bios.c runs the dimensions of a round together).
 // draw_case draws the options, the floor and the reserve sizing, so every combination of
 // the faithful default and the variations is compared.
 #include <gtest/gtest.h>
@@ -203,6 +205,50 @@ void bg_bios_run(bg_bios *b, const bg_bios_usage *u, const uint64_t *active)
     }
     b->n_sched = keep;
     b->n_burst = nb;
+    // options: under BG_BIOS_OPT_SHARE_REFILL what line 11 left (unused) is shared again, up to
+    // BG_BIOS_REFILL_ROUNDS rounds, among the kept tenants below their cap in each dimension, in
+    // proportion to demand (floor of unused_at_round_start * demand / sum of those demands).
+    if (b->p.options & BG_BIOS_OPT_SHARE_REFILL) {
+        for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+            for (unsigned round = 0; round < BG_BIOS_REFILL_ROUNDS && unused[d] != 0; round++) {
+                uint64_t den_r = 0;
+                for (uint32_t j = 0; j < b->n_sched; j++) {
+                    const bg_bios_tenant *t = &b->t[b->sched_list[j]];
+                    bg_vec cap;
+                    burst_cap(t, &cap);
+                    if (t->alloc.d[d] < cap.d[d])
+                        den_r += t->demand.d[d];
+                }
+                if (den_r == 0)
+                    break;
+                const uint32_t pot = unused[d];
+                for (uint32_t j = 0; j < b->n_sched; j++) {
+                    bg_bios_tenant *t = &b->t[b->sched_list[j]];
+                    bg_vec cap;
+                    burst_cap(t, &cap);
+                    if (t->alloc.d[d] >= cap.d[d])
+                        continue;
+                    const uint32_t q = min32((uint32_t)((uint64_t)pot * t->demand.d[d] / den_r), cap.d[d] - t->alloc.d[d]);
+                    t->alloc.d[d] += q;
+                    unused[d] -= q;
+                }
+            }
+        }
+        nb = 0;
+        for (uint32_t j = 0; j < b->n_sched; j++) {
+            const uint32_t i = b->sched_list[j];
+            bg_bios_tenant *t = &b->t[i];
+            uint32_t burst = 0;
+            for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+                t->lend.d[d] = sub0(t->alloc.d[d], t->res_base.d[d]);
+                burst |= t->alloc.d[d] > t->res_base.d[d];
+            }
+            t->status = burst ? BG_BIOS_BURST : BG_BIOS_NORMAL;
+            b->burst_list[nb] = (uint16_t)i;
+            nb += burst;
+        }
+        b->n_burst = nb;
+    }
     for (unsigned d = 0; d < BG_COST_DIMS; d++)
         b->reserved.d[d] = pool[d] + unused[d];
     b->window++;

@@ -263,8 +263,11 @@ def draw_case(i, engine="model"):
             else:
                 t["rate"] = round(min(t["contract"] * rng.uniform(0.1, 0.5), steady_rate_cap(t, window_us)), 1)
     # Every fourth bios case with the pool capped at the shortfall (bios.reserve_shortfall, a
-    # variation the docs allow), chosen by the case number so the random draws stay as they were.
-    bios = "bios: {reserve_shortfall: true}" if scheduler == "bios" and i % 4 == 3 else ""
+    # variation the docs allow), every other one of those with line 11's leftover handed again
+    # too (bios.share_refill: it takes from the pool what within-base tenants would have drawn),
+    # chosen by the case number so the random draws stay as they were.
+    bios = ("" if scheduler != "bios" or i % 4 != 3 else
+            "bios: {reserve_shortfall: true, share_refill: true}" if i % 8 == 7 else "bios: {reserve_shortfall: true}")
     return {"seed": i, "window_us": window_us, "scheduler": scheduler, "duration_ms": duration_ms,
             "warmup_ms": duration_ms // 5, "tenants": tenants, "bios": bios}
 

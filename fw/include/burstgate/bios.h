@@ -86,6 +86,15 @@
  * prices them at 40 us: the two largest bases are 44 % of the machine, idle, and the bursting
  * tenants got 67 % of what WildCBS gives them.)
  *
+ * Line 11's leftover. min(alloc_i + unused * w_i, res_burst_i) leaves unallocated whatever a
+ * tenant's share had beyond its cap, and as printed it joins the reserved pool (above), which
+ * only a tenant within its base may draw. BG_BIOS_OPT_SHARE_REFILL hands it again, in up to
+ * BG_BIOS_REFILL_ROUNDS rounds of line 10-11's rule restricted to the tenants still below
+ * their cap in that dimension (shares of what is left by the same demands, floored, so the
+ * sum never exceeds it), then recomputes lend and the burst list. (compare-qemu's second
+ * case on a 2-core host: the two largest tenants' shares cut at their bursts left 86 MB/s
+ * of 763 unallocated while the two smallest were deferred at about their shares.)
+ *
  * Idle tenants (§6.6). A tenant that offered no I/O in the last window and whose allocation
  * has decayed to its floor (zero by default) is dropped: it leaves the scheduled list, so
  * RUN_SCHEDULING no longer visits it and runs in time linear in the scheduled tenants only. Its grant stays
@@ -124,10 +133,15 @@ enum { BG_BURST_PAID = 0, BG_BURST_CREDIT = 1 };
 /* The reserved pool of a window is at most what the tenants' allocations fall short of their
  * bases by (first round, dropped tenants included): see "Reserved pool" above. */
 #define BG_BIOS_OPT_RESERVE_SHORTFALL 4u
-#define BG_BIOS_OPT_ALL (BG_BIOS_OPT_USAGE_CLAMP | BG_BIOS_OPT_SPILL_BASE | BG_BIOS_OPT_RESERVE_SHORTFALL)
+/* Line 11's leftover (shares cut at a tenant's cap) handed again to the tenants still below
+ * theirs, in proportion to demand: see "Line 11's leftover" above. */
+#define BG_BIOS_OPT_SHARE_REFILL 8u
+#define BG_BIOS_OPT_ALL \
+    (BG_BIOS_OPT_USAGE_CLAMP | BG_BIOS_OPT_SPILL_BASE | BG_BIOS_OPT_RESERVE_SHORTFALL | BG_BIOS_OPT_SHARE_REFILL)
 /* The project's earlier default's bits (with a floor and the share pool: bios: of "project"). */
 #define BG_BIOS_OPT_PROJECT (BG_BIOS_OPT_USAGE_CLAMP | BG_BIOS_OPT_SPILL_BASE)
 #define BG_BIOS_RESERVE_TENANTS_MAX 16u
+#define BG_BIOS_REFILL_ROUNDS 4u
 enum { BG_BIOS_NORMAL = 0, BG_BIOS_BURST = 1 };
 
 /* Configuration errors of bg_bios_init / bg_basecbs_alloc (0 = accepted). */

@@ -349,7 +349,8 @@ void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmw
     cfg.bios.weight_throttle_q16 = sat32(d.bios_weight_throttle * BG_BIOS_ONE);
     cfg.bios.floor_q16 = sat32(sc.bios.floor_share * BG_BIOS_ONE);
     cfg.bios.options = (sc.bios.usage_clamp ? BG_BIOS_OPT_USAGE_CLAMP : 0u) | (sc.bios.spill_base ? BG_BIOS_OPT_SPILL_BASE : 0u) |
-                       (sc.bios.reserve_shortfall ? BG_BIOS_OPT_RESERVE_SHORTFALL : 0u);
+                       (sc.bios.reserve_shortfall ? BG_BIOS_OPT_RESERVE_SHORTFALL : 0u) |
+                       (sc.bios.share_refill ? BG_BIOS_OPT_SHARE_REFILL : 0u);
     cfg.bios.reserve_tenants = sc.bios.reserve_tenants;
     // The main bucket issues the proxy's limit (dualbucket.main_share of the capacity); the
     // cheque's delta_p * T is a share of the capacity itself (dualbucket.h).

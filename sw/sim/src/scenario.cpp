@@ -213,11 +213,12 @@ void load_dpu(const Loader &L, const YAML::Node &n, Dpu &d)
 void load_bios(const Loader &L, const YAML::Node &n, BiosCfg &b)
 {
     const std::string P = "bios";
-    L.check_keys(n, P, {"floor_share", "usage_clamp", "spill_base", "reserve", "reserve_shortfall"});
+    L.check_keys(n, P, {"floor_share", "usage_clamp", "spill_base", "reserve", "reserve_shortfall", "share_refill"});
     if (n["floor_share"]) b.floor_share = L.number(n["floor_share"], P + ".floor_share", 0, 1);
     if (n["usage_clamp"]) b.usage_clamp = L.boolean(n["usage_clamp"], P + ".usage_clamp");
     if (n["spill_base"]) b.spill_base = L.boolean(n["spill_base"], P + ".spill_base");
     if (n["reserve_shortfall"]) b.reserve_shortfall = L.boolean(n["reserve_shortfall"], P + ".reserve_shortfall");
+    if (n["share_refill"]) b.share_refill = L.boolean(n["share_refill"], P + ".share_refill");
     if (n["reserve"])
         b.reserve_tenants = choose<std::uint32_t>(L, n["reserve"], P + ".reserve", {{"two_tenants", 2u}, {"share", 0u}});
 }

@@ -89,6 +89,7 @@ struct BiosCfg {
     bool spill_base = false;         // line 4 also fires on a spilled tenant
     std::uint32_t reserve_tenants = 2;  // reserve: two_tenants (2) | share (0: dpu.reserved_share)
     bool reserve_shortfall = false;  // the window's pool at most the allocations' shortfall below base
+    bool share_refill = false;       // line 11's leftover shared again among tenants below their cap
 };
 
 // `libra:` Libra's resource policy ("Libra: From application requests to virtual IOPs", §4.1,
