@@ -91,7 +91,7 @@ def test_holding_a_tenant_back_below_what_the_machine_serves_misses():
     res = good_run()
     b, _ = tenant(res, "t1k", {"iops": 3012, "mbps": 78.5}, {"iops": 5165, "mbps": 119.0}, 5598, 2541)
     m = missed(res)
-    assert any("t1k held back" in x and "under wild" in x for x in m), m
+    assert any("t1k held back" in x and "under wild" in x for x in notes(res)), notes(res)
     assert any(x.startswith("case 2: total") for x in m), m
     # Within 5 % of it is not held back below what the machine serves.
     b["t1k"] = {"iops": 4950, "mbps": 115.0}
@@ -186,10 +186,15 @@ def test_wild_below_a_base_is_no_bound_for_the_others():
         tenant(res, name, {"iops": bi, "mbps": mb}, {"iops": wi, "mbps": mw}, bl, wl)
     assert missed(res) == [], missed(res)
     assert [x for x in notes(res) if "t2k held back" in x] and [x for x in notes(res) if "t1k held back" in x]
-    # Had wild met t20k's base, the same figures miss for t2k and t1k.
+    # Had wild met t20k's base, t2k's and t1k's wild figures are still notes: bios divides the
+    # leftover by demand, wild by connection threads (1:4:2:2, the split issue 18 measured as
+    # the defect). What is judged per held-back tenant is that it got part of the leftover.
     res["56 connections"][compare_qemu.WILD]["t20k"] = {"iops": 10454, "mbps": 200.0}
-    m = missed(res)
-    assert any("t2k held back" in x for x in m) and any("t1k held back" in x for x in m), m
+    assert not [x for x in missed(res) if "held back" in x], missed(res)
+    b = res["56 connections"][compare_qemu.BG]
+    b["t1k"] = {"iops": 830, "mbps": 20.9}  # its base (807 IOPS at 25.2 kB), none of the leftover
+    assert any("t1k held back" in x and "leftover" in x for x in missed(res)), missed(res)
+    b["t1k"] = {"iops": 3752, "mbps": 93.6}
     # And the total is judged either way: 21777 of 23486 misses.
     res["56 connections"][compare_qemu.WILD]["t20k"] = {"iops": 7373, "mbps": 135.6}
     res["56 connections"][compare_qemu.BG]["t1k"] = {"iops": 1000, "mbps": 25.0}
