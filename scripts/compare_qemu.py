@@ -206,6 +206,9 @@ def median_runs(runs: list[dict]) -> dict:
         return runs[0]
     med = statistics.median
     out: dict = {name: {k: med(r[name][k] for r in runs) for k in runs[0][name]} for name in CONNS56}
+    # The total the judge reads is the median round's, not the sum of the tenants' medians (a
+    # sum no round served: three rounds of 23700, 23800 and 23850 have medians summing to 24150).
+    out["total_iops"] = med(sum(r[n]["iops"] for n in CONNS56) for r in runs)
     out["cpu"] = {k: med(r["cpu"][k] for r in runs) for k in runs[0]["cpu"]}
     out["cpu"]["client_processes"] = round(out["cpu"]["client_processes"])
     reps = [r["report"] for r in runs if r.get("report")]
@@ -213,8 +216,9 @@ def median_runs(runs: list[dict]) -> dict:
         tenants = []
         for i, t in enumerate(reps[0]["tenants"]):
             ts = [rep["tenants"][i] for rep in reps]
+            counts = {k: [x.get(k) for x in ts] for k in ("deferred_ios", "deferred_withheld")}
             tenants.append({"name": t["name"], "lat_us": {"avg": med(x["lat_us"]["avg"] for x in ts)},
-                            **{k: round(med(x.get(k) or 0 for x in ts)) for k in ("deferred_ios", "deferred_withheld")}})
+                            **{k: None if None in v else round(med(v)) for k, v in counts.items()}})
         out["report"] = {"tenants": tenants}
     else:
         out["report"] = None
@@ -372,8 +376,8 @@ def judge_case2(res: dict, sc56: dict) -> list[tuple[bool | None, str]]:
                               f"clients under wild, {w[name]['iops']:.0f}"))
         else:
             serve += r[name]["iops"]
-    tb = sum(r[t["name"]]["iops"] for t in sc56["tenants"])
-    tw = sum(w[t["name"]]["iops"] for t in sc56["tenants"])
+    tb = r.get("total_iops", sum(r[t["name"]]["iops"] for t in sc56["tenants"]))
+    tw = w.get("total_iops", sum(w[t["name"]]["iops"] for t in sc56["tenants"]))
     # A tenant that gained from the others being held back (t20k 10396 under bios, 5477 under
     # wild, on a profile calibrated at 56 connections) counts at its bios figure beside the
     # others' wild ones: a sum (26522) the machine served under neither rule (18393, 21603).
@@ -523,7 +527,8 @@ def main() -> None:
     ap.add_argument("--case", choices=("1", "2"), help="run only this case (default: both)")
     ap.add_argument("--rounds", type=int, default=3,
                     help="case 2: runs of the gateway under its scheduler and under wild, alternating; each "
-                         "judged on its per-tenant medians (default 3)")
+                         "judged on its per-tenant medians and its median round's total (default 3; odd, so "
+                         "that each median is a run's figure)")
     ap.add_argument("--replay", action="store_true",
                     help="case 2: print the gateway's deferrals beside its recorded arrivals' replay in burstgate-sim")
     ap.add_argument("--replay-clock", choices=("window", "wall"), default="window",
@@ -534,8 +539,8 @@ def main() -> None:
                          "base withholds every unused share, wild is the rule it judges against)")
     a = ap.parse_args()
     a.profile56 = a.profile56 or a.profile
-    if a.rounds < 1:
-        die("compare_qemu", f"--rounds must be at least 1, not {a.rounds}")
+    if a.rounds < 1 or a.rounds % 2 == 0:
+        die("compare_qemu", f"--rounds must be an odd number (each median a run's figure), not {a.rounds}")
     gw = gateway_binary(a.build)
     for tool, ok in (("burstgate-gateway (make cpp)", gw.exists()), ("fio", shutil.which("fio")),
                      ("qemu-storage-daemon (scripts/deb-deps.sh)", shutil.which("qemu-storage-daemon"))):
@@ -586,6 +591,7 @@ def main() -> None:
                     runs[key].append(gateway56(gw, a, tmp, images, sched, tag, record=a.replay and key == BG and k == 0))
             case56 = {BG: median_runs(runs[BG]), WILD: median_runs(runs[WILD])}
             case56["rounds"] = {key: [{n: r[n]["iops"] for n in CONNS56} for r in rs] for key, rs in runs.items()}
+            case56["runs"] = runs  # every round in full, gateway reports included (--json)
             rep = runs[BG][0]["report"]
             if a.replay and rep is not None:
                 sim = gw.parent.parent / "sim" / "burstgate-sim"
@@ -619,16 +625,16 @@ def main() -> None:
               " | total |")
         print("|---|" + "---|" * (len(CONNS56) + 1))
         for name, r in c56.items():
-            if name in ("replay", "recorded", "rounds", "replayed"):
+            if name in ("replay", "recorded", "rounds", "replayed", "runs"):
                 continue
-            tot = sum(r[k]["iops"] for k in CONNS56)
+            tot = r.get("total_iops", sum(r[k]["iops"] for k in CONNS56))
             label = f"burstgate {a.scheduler56}" if name == BG else name
             print(f"| {label} | " + " | ".join(f"{r[k]['iops']:.0f} ({r[k]['mbps']:.1f})" for k in CONNS56) +
                   f" | {tot:.0f} |")
         rounds = c56.get("rounds", {})
         if len(rounds.get(BG, [])) > 1:
-            print(f"\nburstgate's figures are the medians of {len(rounds[BG])} rounds (bios and wild alternating); "
-                  "IOPS per round:\n")
+            print(f"\nburstgate's figures are the medians of {len(rounds[BG])} rounds ({a.scheduler56} and wild "
+                  "alternating; the total the median round's); IOPS per round:\n")
             print("| run | round | " + " | ".join(CONNS56) + " | total |")
             print("|---|---|" + "---|" * (len(CONNS56) + 1))
             for key, rs in rounds.items():

@@ -493,57 +493,128 @@ static inline int lany_avx2(lanes a) { return !_mm_testz_si128(lx(a), lx(a)); }
 
 /* BG_BIOS_OPT_SHARE_REFILL (bios.h, "Line 11's leftover"): after the passes, what line 11
  * left of unused (reserved less the window's pool) is shared again among the scheduled
- * tenants below their cap, per dimension, by the same demands; then lend, status and the
- * burst list follow the new allocations. Plain C, one 64-bit division per tenant, dimension
- * and round: a variation, off the measured default path. */
+ * tenants below their cap, per dimension, by line 10's demands and line 11's arithmetic
+ * (share_prepare's reciprocal: no division per tenant). A dimension takes another round only
+ * while the last one brought a tenant to its cap: otherwise what is left is the shares'
+ * rounding (at most one unit a tenant), not capacity a capped tenant gave up. Each tenant's
+ * cap is parked in lend for the rounds, as pass1 parks it for pass2; lend, status and the
+ * burst list then follow the new allocations. Off the default path: about one extra pass
+ * over the schedule list per round. */
 static void share_refill(bg_bios *b)
 {
+    bg_bios_tenant *const tt = b->t;
+    const uint16_t *const sched = b->sched_list;
+    const uint32_t n = b->n_sched;
     bg_vec left;
-    for (unsigned d = 0; d < BG_COST_DIMS; d++)
+    unsigned live = 0; /* bit d: dimension d takes this round */
+    for (unsigned d = 0; d < BG_COST_DIMS; d++) {
         left.d[d] = b->reserved.d[d] - b->reserve_now.d[d];
-    for (unsigned round = 0; round < BG_BIOS_REFILL_ROUNDS; round++) {
-        uint64_t den[BG_COST_DIMS] = {0};
-        for (uint32_t j = 0; j < b->n_sched; j++) {
-            const bg_bios_tenant *t = &b->t[b->sched_list[j]];
-            bg_vec cap;
-            burst_cap(t, &cap);
-            for (unsigned d = 0; d < BG_COST_DIMS; d++)
-                den[d] += t->alloc.d[d] < cap.d[d] ? t->demand.d[d] : 0u;
+        live |= (unsigned)(left.d[d] != 0) << d;
+    }
+    /* Caps parked in lend (burst_cap over lanes), and the first round's demand sums of the
+     * tenants below their cap (u32 lanes with a carry count, as pass1's). */
+    uint64_t den[BG_COST_DIMS];
+    {
+        lanes den_lo = lsplat(0), den_carry = lsplat(0);
+        for (uint32_t j = 0; j < n; j++) {
+            bg_bios_tenant *t = &tt[sched[j]];
+            const lanes credit_mode = lsplat(0u - (uint32_t)(t->mode == BG_BURST_CREDIT));
+            const lanes burst = lv(&t->res_burst);
+            const lanes cap = lsel(credit_mode, lmin(burst, ladd_sat(lv(&t->res_base), lv(&t->credit))), burst);
+            ls(&t->lend, cap);
+            const lanes dem = land(lv(&t->demand), llt(lv(&t->alloc), cap));
+            den_lo = ladd(den_lo, dem);
+            den_carry = lsub(den_carry, llt(den_lo, dem));
         }
-        int any = 0;
+        bg_vec lo, carry;
+        ls(&lo, den_lo);
+        ls(&carry, den_carry);
         for (unsigned d = 0; d < BG_COST_DIMS; d++)
-            any |= left.d[d] != 0 && den[d] != 0;
-        if (!any)
-            break;
-        const bg_vec pot = left;
-        for (uint32_t j = 0; j < b->n_sched; j++) {
-            bg_bios_tenant *t = &b->t[b->sched_list[j]];
-            bg_vec cap;
-            burst_cap(t, &cap);
+            den[d] = ((uint64_t)carry.d[d] << 32) + lo.d[d];
+    }
+    /* One pass over the list a round: the shares, and the next round's demand sums from what
+     * is still below its cap after them. Branch-free per tenant (a dimension out of the round
+     * has f = 0, a tenant at its cap room = 0, and both get q = 0): the branches were taken
+     * about half the time, and mispredicted, at 1024 tenants. */
+    for (unsigned round = 0; round < BG_BIOS_REFILL_ROUNDS && live; round++) {
+        uint64_t f[BG_COST_DIMS];
+        unsigned shift[BG_COST_DIMS];
+        uint32_t taken[BG_COST_DIMS] = {0}, capped[BG_COST_DIMS] = {0};
+        for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+            if (den[d] == 0)
+                live &= ~(1u << d);
+            share_ctx sc;
+            share_prepare(&sc, left.d[d], den[d]);
+            f[d] = live >> d & 1u ? sc.f : 0u;
+            shift[d] = sc.shift;
+            den[d] = 0;
+        }
+        uint32_t j0 = 0;
+#if BG_BIOS_SIMD_SHARE
+        /* The usual round: no demand sum reaches 2^32 and less is left than is demanded, so
+         * every f < 2^32 and the four shares are pass2's lshare32; the demand sums run in u32
+         * lanes with a carry count, as pass1's. Same results as the loop below, which takes
+         * the other rounds (and every round in the portable build). */
+        if ((shift[0] | shift[1] | shift[2] | shift[3]) == 0 && ((f[0] | f[1] | f[2] | f[3]) >> 32) == 0) {
+            const __m128i f_even = _mm_set_epi32(0, (int)(uint32_t)f[2], 0, (int)(uint32_t)f[0]);
+            const __m128i f_odd = _mm_set_epi32(0, (int)(uint32_t)f[3], 0, (int)(uint32_t)f[1]);
+            const lanes zero = lsplat(0);
+            lanes took = zero, full = zero, den_lo = zero, den_carry = zero;
+            for (; j0 < n; j0++) {
+                bg_bios_tenant *t = &tt[sched[j0]];
+                const lanes alloc = lv(&t->alloc), dem = lv(&t->demand);
+                const lanes room = lsub(lv(&t->lend), alloc);
+                const lanes q = lmin(lshare32(dem, f_even, f_odd), room);
+                const lanes at_cap = (lanes)(q == room);
+                full = lor(full, land(at_cap, (lanes)(room != zero)));
+                ls(&t->alloc, ladd(alloc, q));
+                took = ladd(took, q);
+                const lanes kept = land(dem, lnot(at_cap));
+                den_lo = ladd(den_lo, kept);
+                den_carry = lsub(den_carry, llt(den_lo, kept));
+            }
+            bg_vec tk, fl, lo, carry;
+            ls(&tk, took);
+            ls(&fl, full);
+            ls(&lo, den_lo);
+            ls(&carry, den_carry);
             for (unsigned d = 0; d < BG_COST_DIMS; d++) {
-                if (den[d] == 0 || t->alloc.d[d] >= cap.d[d])
-                    continue;
-                /* pot and demand are u32, so the product fits in 64 bits; demand <= den,
-                 * so q <= pot and the shares of a round add up to at most pot. */
-                const uint32_t q = min32((uint32_t)((uint64_t)pot.d[d] * t->demand.d[d] / den[d]),
-                                         cap.d[d] - t->alloc.d[d]);
-                t->alloc.d[d] += q;
-                left.d[d] -= q;
+                taken[d] = tk.d[d];
+                capped[d] = fl.d[d];
+                den[d] = ((uint64_t)carry.d[d] << 32) + lo.d[d];
             }
         }
+#endif
+        for (uint32_t j = j0; j < n; j++) {
+            bg_bios_tenant *t = &tt[sched[j]];
+#pragma GCC unroll 4
+            for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+                const uint32_t room = t->lend.d[d] - t->alloc.d[d], dem = t->demand.d[d];
+                /* At most left in sum (share_prepare), so left cannot underflow. */
+                const uint32_t q = min32((uint32_t)(((uint64_t)(dem >> shift[d]) * f[d]) >> 32), room);
+                capped[d] |= (uint32_t)(q == room) & (uint32_t)(room != 0);
+                t->alloc.d[d] += q;
+                taken[d] += q;
+                den[d] += (uint64_t)dem & (0u - (uint64_t)(q != room));
+            }
+        }
+        unsigned more = 0;
+        for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+            left.d[d] -= taken[d];
+            more |= (unsigned)(capped[d] != 0 && left.d[d] != 0) << d;
+        }
+        live &= more;
     }
     uint32_t nb = 0;
-    for (uint32_t j = 0; j < b->n_sched; j++) {
-        const uint32_t i = b->sched_list[j];
-        bg_bios_tenant *t = &b->t[i];
-        uint32_t burst = 0;
-        for (unsigned d = 0; d < BG_COST_DIMS; d++) {
-            t->lend.d[d] = sub0(t->alloc.d[d], t->res_base.d[d]);
-            burst |= t->lend.d[d];
-        }
+    for (uint32_t j = 0; j < n; j++) {
+        const uint32_t i = sched[j];
+        bg_bios_tenant *t = &tt[i];
+        const lanes lend = lsub0(lv(&t->alloc), lv(&t->res_base));
+        ls(&t->lend, lend);
+        const uint32_t burst = (uint32_t)lany(lend);
         t->status = (uint8_t)(burst ? BG_BIOS_BURST : BG_BIOS_NORMAL);
         b->burst_list[nb] = (uint16_t)i;
-        nb += burst != 0;
+        nb += burst;
     }
     b->n_burst = nb;
     for (unsigned d = 0; d < BG_COST_DIMS; d++)

@@ -205,9 +205,10 @@ void bg_bios_run(bg_bios *b, const bg_bios_usage *u, const uint64_t *active)
     }
     b->n_sched = keep;
     b->n_burst = nb;
-    // options: under BG_BIOS_OPT_SHARE_REFILL what line 11 left (unused) is shared again, up to
-    // BG_BIOS_REFILL_ROUNDS rounds, among the kept tenants below their cap in each dimension, in
-    // proportion to demand (floor of unused_at_round_start * demand / sum of those demands).
+    // options: under BG_BIOS_OPT_SHARE_REFILL what line 11 left (unused) is shared again among the
+    // kept tenants below their cap, dimension by dimension, with line 11's share (share_prepare /
+    // share_of), for up to BG_BIOS_REFILL_ROUNDS rounds; a dimension stops after a round that
+    // brought no tenant to its cap (what is left is rounding) or left nothing.
     if (b->p.options & BG_BIOS_OPT_SHARE_REFILL) {
         for (unsigned d = 0; d < BG_COST_DIMS; d++) {
             for (unsigned round = 0; round < BG_BIOS_REFILL_ROUNDS && unused[d] != 0; round++) {
@@ -221,17 +222,22 @@ void bg_bios_run(bg_bios *b, const bg_bios_usage *u, const uint64_t *active)
                 }
                 if (den_r == 0)
                     break;
-                const uint32_t pot = unused[d];
+                share_ctx sr;
+                share_prepare(&sr, unused[d], den_r);
+                bool capped = false;
                 for (uint32_t j = 0; j < b->n_sched; j++) {
                     bg_bios_tenant *t = &b->t[b->sched_list[j]];
                     bg_vec cap;
                     burst_cap(t, &cap);
                     if (t->alloc.d[d] >= cap.d[d])
                         continue;
-                    const uint32_t q = min32((uint32_t)((uint64_t)pot * t->demand.d[d] / den_r), cap.d[d] - t->alloc.d[d]);
+                    const uint32_t q = min32(share_of(&sr, t->demand.d[d]), cap.d[d] - t->alloc.d[d]);
+                    capped = capped || q == cap.d[d] - t->alloc.d[d];
                     t->alloc.d[d] += q;
                     unused[d] -= q;
                 }
+                if (!capped)
+                    break;
             }
         }
         nb = 0;

@@ -219,6 +219,8 @@ def test_rounds_are_judged_on_their_medians():
               run([10445, 5510, 4580, 3687], [520, 5900, 3500, 4400], 1)]
     m = compare_qemu.median_runs(rounds)
     assert [m[n]["iops"] for n in compare_qemu.CONNS56] == [10445, 5510, 4580, 3752]
+    # The total is the median round's (24222), not the tenants' medians summed (24287: no round).
+    assert m["total_iops"] == 24222
     assert [t["lat_us"]["avg"] for t in m["report"]["tenants"]] == [520, 5900, 3500, 4400]
     assert m["report"]["tenants"][3]["deferred_withheld"] == 3 and m["window_overruns"] == 14
     assert m["cpu"]["server_runq_wait_s"] == 100.0 + 10445 / 1e3
@@ -229,3 +231,6 @@ def test_rounds_are_judged_on_their_medians():
     assert any("t20k 4505 IOPS" in x for x in missed(res)), missed(res)
     res["56 connections"][compare_qemu.BG] = m
     assert not any(x.startswith("case 2: t20k") and "base entitlement" in x for x in missed(res)), missed(res)
+    # The judged total is that median round's.
+    lines = [what for _, what in compare_qemu.judge(res, 3000, SC56)]
+    assert any(w.startswith("case 2: total 24222 IOPS") for w in lines), lines

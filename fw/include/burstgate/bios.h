@@ -88,10 +88,11 @@
  *
  * Line 11's leftover. min(alloc_i + unused * w_i, res_burst_i) leaves unallocated whatever a
  * tenant's share had beyond its cap, and as printed it joins the reserved pool (above), which
- * only a tenant within its base may draw. BG_BIOS_OPT_SHARE_REFILL hands it again, in up to
- * BG_BIOS_REFILL_ROUNDS rounds of line 10-11's rule restricted to the tenants still below
- * their cap in that dimension (shares of what is left by the same demands, floored, so the
- * sum never exceeds it), then recomputes lend and the burst list. (compare-qemu's second
+ * only a tenant within its base may draw. BG_BIOS_OPT_SHARE_REFILL hands it again, in rounds
+ * of line 10-11's rule (the same demands and share arithmetic, so a round never hands out more
+ * than is left) restricted to the tenants still below their cap in that dimension; a dimension
+ * takes another round, up to BG_BIOS_REFILL_ROUNDS, only while its last one brought a tenant
+ * to its cap (else what is left is the shares' rounding). Then lend and the burst list follow. (compare-qemu's second
  * case on a 2-core host: the two largest tenants' shares cut at their bursts left 86 MB/s
  * of 763 unallocated while the two smallest were deferred at about their shares.)
  *
@@ -141,7 +142,7 @@ enum { BG_BURST_PAID = 0, BG_BURST_CREDIT = 1 };
 /* The project's earlier default's bits (with a floor and the share pool: bios: of "project"). */
 #define BG_BIOS_OPT_PROJECT (BG_BIOS_OPT_USAGE_CLAMP | BG_BIOS_OPT_SPILL_BASE)
 #define BG_BIOS_RESERVE_TENANTS_MAX 16u
-#define BG_BIOS_REFILL_ROUNDS 4u
+#define BG_BIOS_REFILL_ROUNDS 2u
 enum { BG_BIOS_NORMAL = 0, BG_BIOS_BURST = 1 };
 
 /* Configuration errors of bg_bios_init / bg_basecbs_alloc (0 = accepted). */
