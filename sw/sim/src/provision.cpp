@@ -364,6 +364,7 @@ void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmw
     cfg.db.interval_us = sat32(static_cast<double>(sc.window_ns) / 1000);
     cfg.db.min_samples = 16;
     cfg.db.hist_mode = BG_LH_INTERP;
+    cfg.db.main_slices = sc.db.main_slices;
     cfg.db_contracts = sc.db.tenant_contracts ? 1u : 0u;
     cfg.costadj = d.cost_adjust ? 1u : 0u;
     bg_ca_default_config(&cfg.ca, sat32(d.target_delay_us * 1000));
