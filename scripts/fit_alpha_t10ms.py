@@ -33,24 +33,14 @@ import reproduce as rp  # noqa: E402
 import reproduce_segunit as su  # noqa: E402
 import reproduce_stillwater as sw  # noqa: E402
 
-T_US = 10000
+from reproduce_metered import HEADROOM_SHARE, R_BYTES_T, R_REQUESTS_T, T_US, t10ms_sc  # noqa: E402
+
 SHARES = (0.3, 0.45, 0.56, 0.7, 0.8)
 P = 0.95  # the CSV's sa_p95_us; the scenario's `percentile`
-HEADROOM_SHARE = 330 / 2130  # the paper's h_p of its mu (Fig. 6)
-#: The monitor's R chosen for T = 10 ms (`--r chosen`; the paper prints no R). On the Fig. 18
-#: scenario a hot segment serves 0.9 x 1.68 GB/s / 8 = 189 MB/s (230 8 KiB / 29 64 KiB requests
-#: per 10 ms), a steady one 0.1 x 1.68 GB/s / 32 = 5.2 MB/s (6.4 / 0.8 requests). The 100 us
-#: scenario's R scaled with T (`--r scaled`: 500 requests, 2 MB per 10 ms) lies above a hot
-#: segment's rate, so only its fluctuations cross it; 16 requests / 512 KiB per T lie between.
-R_REQUESTS_T = 16
-R_BYTES_T = 512 * 1024
 
 
 def _sc(size, end_to_end=False, slices=1):
-    sc = su._hot_sc(rp.load, size, end_to_end=end_to_end)
-    sc["window_us"] = T_US
-    sc["dualbucket"]["main_slices"] = slices
-    return sc
+    return t10ms_sc(rp.load, size, end_to_end, slices)
 
 
 def r_squared(ys, preds):
