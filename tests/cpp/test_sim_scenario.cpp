@@ -194,7 +194,9 @@ TEST(SimScenario, MainSlicesReachTheFirmware)
     const bg_hal hal = agent.hal();
     bg::sim::Firmware fw;
     std::vector<std::string> warnings;
-    bg::sim::init_firmware(sc, bg::sim::Scheduler::kDualBucket, hal, fw, warnings);
+    // Without the meter (the gateway's call) the firmware would issue slice 0 alone: refused.
+    EXPECT_THROW(bg::sim::init_firmware(sc, bg::sim::Scheduler::kDualBucket, hal, fw, warnings), bg::sim::ScenarioError);
+    bg::sim::init_firmware(sc, bg::sim::Scheduler::kDualBucket, hal, fw, warnings, true);
     EXPECT_EQ(fw.fw.cfg.db.main_slices, 100u);
 }
 

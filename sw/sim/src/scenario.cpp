@@ -285,7 +285,10 @@ void load_db(const Loader &L, const YAML::Node &n, DualBucketCfg &d)
         if (d.main_share <= 0)
             L.fail(n["main_share"], P + ".main_share", "must be above 0: the main bucket would admit nothing");
     }
-    if (n["main_slices"]) d.main_slices = L.u32(n["main_slices"], P + ".main_slices", 1, BG_DB_SLICES_MAX);
+    if (n["main_slices"]) {
+        d.main_slices = L.u32(n["main_slices"], P + ".main_slices", 1, BG_DB_SLICES_MAX);
+        d.main_slices_line = n["main_slices"].Mark().line + 1;
+    }
     if (n["tenant_contracts"]) d.tenant_contracts = L.boolean(n["tenant_contracts"], P + ".tenant_contracts");
     if (n["reoffer"])
         d.steady_first = choose<bool>(L, n["reoffer"], P + ".reoffer", {{"fifo", false}, {"steady_first", true}});
