@@ -37,6 +37,7 @@ import reproduce_libra  # noqa: E402
 import reproduce_stillwater  # noqa: E402
 import reproduce_segmon  # noqa: E402
 import reproduce_segunit  # noqa: E402
+import reproduce_metered  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SCEN = ROOT / "scenarios"
@@ -750,6 +751,9 @@ EXPERIMENTS = {
                                   lambda r: reproduce_segunit.units_md(r, pct), None),
     "stillwater_unit_threshold": Experiment(lambda run: reproduce_segunit.unit_threshold(run, load),
                                             lambda r: reproduce_segunit.unit_threshold_md(r, pct), None),
+    # Still Water at T = 10 ms with the main bucket metered (scripts/reproduce_metered.py).
+    "stillwater_metered": Experiment(lambda run: reproduce_metered.metered(run, load),
+                                     lambda r: reproduce_metered.metered_md(r, pct), None),
 }
 
 

@@ -35,6 +35,8 @@ const char *bg_db_config_error(const bg_db_config *cfg)
         return "mu_mbps";
     if (cfg->hist_mode != BG_LH_UPPER && cfg->hist_mode != BG_LH_INTERP)
         return "hist_mode";
+    if (cfg->main_slices > BG_DB_SLICES_MAX)
+        return "main_slices";
     return NULL;
 }
 
@@ -121,5 +123,14 @@ void bg_db_refill(bg_db_state *st, const bg_db_config *cfg, bool cheque_drawn)
         uint32_t s = cfg->main_size.d[d];
         st->main.d[d] = s - (paid < s ? paid : s);
         st->cheque.d[d] = c_t;
+    }
+}
+
+void bg_db_main_slice(const bg_db_config *cfg, const bg_vec *main, uint32_t j, bg_vec *slice)
+{
+    const uint64_t k = cfg->main_slices > 1u ? cfg->main_slices : 1u;
+    for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+        const uint64_t m = main->d[d];
+        slice->d[d] = (uint32_t)((j + 1u) * m / k - j * m / k);
     }
 }

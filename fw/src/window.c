@@ -291,7 +291,7 @@ int bg_fw_init(bg_fw *fw, const bg_fw_config *cfg, bg_bios_tenant *t, bg_bios_us
     } else if (cfg->scheduler == BG_SCHED_DUALBUCKET) {
         bg_db_init(&fw->db, &cfg->db);
         pool = fw->db.cheque;
-        global = fw->db.main;
+        bg_db_main_slice(&cfg->db, &fw->db.main, 0, &global);
         if (composed) {
             /* The first window's apportioning: as if every tenant asked for its base. */
             for (uint32_t i = 0; i < n; i++)
@@ -416,8 +416,20 @@ static void window_dualbucket(bg_fw *fw, const bg_hal *hal)
         }
         db_apportion(fw, hal);
     }
-    write_pool(hal, BG_CTRL_GLOBAL(0), &fw->db.main);
+    bg_vec first;
+    bg_db_main_slice(&fw->cfg.db, &fw->db.main, 0, &first);
+    write_pool(hal, BG_CTRL_GLOBAL(0), &first);
     write_pool(hal, BG_CTRL_POOL(0), &fw->db.cheque);
+}
+
+void bg_fw_db_meter(bg_fw *fw, const bg_hal *hal, uint32_t j)
+{
+    bg_vec slice;
+    bg_db_main_slice(&fw->cfg.db, &fw->db.main, j, &slice);
+    for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+        const uint32_t left = bg_hal_read(hal, BG_CTRL_GLOBAL(0) + 4u * d);
+        bg_hal_write(hal, BG_CTRL_GLOBAL(0) + 4u * d, bg_u32_add_sat(left, slice.d[d]));
+    }
 }
 
 static void window_ddrr(bg_fw *fw, const bg_hal *hal)

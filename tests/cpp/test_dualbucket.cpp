@@ -100,6 +100,55 @@ TEST(DualBucketFw, LnTableAndConfigErrors)
     EXPECT_STREQ(fw.err_field, "alpha");
 }
 
+// main_slices: a window's main-bucket tokens released in k slices (bg_db_main_slice) that sum to
+// the issuance exactly and differ by at most one token; bg_fw_db_meter adds slice j to what
+// GLOBAL still holds. A slice rounding that loses or mints a token per window, a meter that
+// overwrote GLOBAL (dropping the earlier slices' unspent tokens) or a tick that still wrote the
+// whole issuance fails here; k = 0 and 1 are the whole issuance at the tick.
+TEST(DualBucketFw, MainSlicesSumToTheIssuance)
+{
+    bg_db_config c = fig6_config();
+    const bg_vec main = {{1000003u, 7u, 0u, 0xFFFFFFFFu}};
+    for (uint32_t k : {0u, 1u, 3u, 100u, BG_DB_SLICES_MAX}) {
+        c.main_slices = k;
+        const uint32_t n = k > 1 ? k : 1;
+        uint64_t sum[BG_COST_DIMS] = {0};
+        for (uint32_t j = 0; j < n; j++) {
+            bg_vec s;
+            bg_db_main_slice(&c, &main, j, &s);
+            for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+                sum[d] += s.d[d];
+                EXPECT_LE(s.d[d], uint64_t{main.d[d]} / n + 1) << k << " " << j << " " << d;
+                EXPECT_GE(s.d[d], uint64_t{main.d[d]} / n) << k << " " << j << " " << d;
+            }
+        }
+        for (unsigned d = 0; d < BG_COST_DIMS; d++)
+            EXPECT_EQ(sum[d], main.d[d]) << k << " " << d;
+    }
+    c.main_slices = BG_DB_SLICES_MAX + 1;
+    EXPECT_STREQ(bg_db_config_error(&c), "main_slices");
+
+    bg::Agent a(bg::AgentParams{1, 1, 1, 16});
+    bg_hal hal = a.hal();
+    bg_fw_config cfg{};
+    cfg.scheduler = BG_SCHED_DUALBUCKET;
+    cfg.db = fig6_config();
+    cfg.db.main_slices = 4;
+    cfg.db.cheque_share_q16 = 0;
+    bg_bios_tenant t{};
+    bg_bios_usage u{};
+    uint16_t sched = 0, burst = 0;
+    bg_fw fw{};
+    ASSERT_EQ(bg_fw_init(&fw, &cfg, &t, &u, &sched, &burst, 1, &hal), BG_FW_OK);
+    const uint32_t sw = BG_CTRL_GLOBAL(0) + 4u * BG_DIM_SWLIMIT;
+    EXPECT_EQ(bg_hal_read(&hal, sw), kSwBytes / 4);  // 2 662 500 / 4: slice 0 at the start
+    bg_hal_write(&hal, sw, 5u);                        // admission spent all but 5
+    bg_fw_db_meter(&fw, &hal, 1);
+    EXPECT_EQ(bg_hal_read(&hal, sw), 5u + (2 * kSwBytes / 4 - kSwBytes / 4));
+    bg_fw_window(&fw, &hal);  // the tick drops what is left and writes slice 0 again
+    EXPECT_EQ(bg_hal_read(&hal, sw), kSwBytes / 4);
+}
+
 TEST(DualBucketFw, DeltaClamps)
 {
     const bg_db_config c = fig6_config();

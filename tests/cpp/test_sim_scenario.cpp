@@ -180,6 +180,26 @@ TEST(SimScenario, ReofferIsFifoOrSteadyFirst)
               "s.yaml:27: dualbucket.reoffer: unknown value 'steady' (expected fifo | steady_first)");
 }
 
+// dualbucket.main_slices: parsed and handed to the firmware (provision.cpp); 1 by default (the
+// whole issuance at the tick, as before). A loader or provisioning that dropped it fails here.
+TEST(SimScenario, MainSlicesReachTheFirmware)
+{
+    EXPECT_EQ(parse_scenario(kGood, "s.yaml").db.main_slices, 1u);
+    const std::string db = kGood + "dualbucket:\n  main_slices: 100\n";
+    const bg::sim::Scenario sc = parse_scenario(db, "s.yaml");
+    EXPECT_EQ(sc.db.main_slices, 100u);
+    EXPECT_EQ(error_of(replace(db, "main_slices: 100", "main_slices: 0")).rfind("s.yaml:27: dualbucket.main_slices: ", 0), 0u);
+    EXPECT_EQ(error_of(replace(db, "main_slices: 100", "main_slices: 1025")).rfind("s.yaml:27: dualbucket.main_slices: ", 0), 0u);
+    bg::Agent agent(bg::AgentParams{});
+    const bg_hal hal = agent.hal();
+    bg::sim::Firmware fw;
+    std::vector<std::string> warnings;
+    // Without the meter (the gateway's call) the firmware would issue slice 0 alone: refused.
+    EXPECT_THROW(bg::sim::init_firmware(sc, bg::sim::Scheduler::kDualBucket, hal, fw, warnings), bg::sim::ScenarioError);
+    bg::sim::init_firmware(sc, bg::sim::Scheduler::kDualBucket, hal, fw, warnings, true);
+    EXPECT_EQ(fw.fw.cfg.db.main_slices, 100u);
+}
+
 // dualbucket.main_share: Still Water's main bucket issues the proxy's limit, below capacity. A
 // loader that dropped the key, or a provisioning that still issued the whole capacity (or sized
 // the cheque's delta_p / mu from the main issuance: capacity left 0), fails here.

@@ -90,7 +90,7 @@ def base_scenario():
                   "unit": "vop"},
         "dualbucket": {"hot_threshold_iops": "2000", "steady_intervals": "5", "cheque_share": "0.2", "alpha": "8000",
                        "percentile": "0.95", "headroom_mbps": "330", "mu_mbps": "24000", "main_share": "1.0",
-                       "tenant_contracts": "true", "reoffer": "fifo", "monitor_unit": "bytes",
+                       "main_slices": "1", "tenant_contracts": "true", "reoffer": "fifo", "monitor_unit": "bytes",
                        "hot_threshold_bps": "8192000"},
         "tenants": [
             {"name": "victim", "product": "B", "base": {"iops": "20000", "mbps": "200"},
@@ -162,7 +162,8 @@ KEYS = [
     ("dualbucket.hot_threshold_iops", "num", 0, 1e9), ("dualbucket.steady_intervals", "int", 0, 254),
     ("dualbucket.cheque_share", "num", 0, 1), ("dualbucket.alpha", "int", 1, 2**32 - 1),
     ("dualbucket.headroom_mbps", "int", 0, 2**30), ("dualbucket.mu_mbps", "int", 1, 2**30),
-    ("dualbucket.main_share", "num", 1e-9, 1), ("dualbucket.tenant_contracts", "bool", None, None),
+    ("dualbucket.main_share", "num", 1e-9, 1), ("dualbucket.main_slices", "int", 1, 1024),
+    ("dualbucket.tenant_contracts", "bool", None, None),
     ("dualbucket.reoffer", "enum", ("fifo", "steady_first"), None),
     ("dualbucket.monitor_unit", "enum", ("requests", "bytes"), None),
     ("dualbucket.hot_threshold_bps", "num", 0, 1e13),

@@ -53,7 +53,12 @@ typedef struct bg_db_config {
     uint32_t interval_us;      /* T, used only to express delta_p * T in bytes */
     uint32_t min_samples;      /* fewer completions in an interval keep the previous target */
     bg_lh_mode hist_mode;      /* how w_p is read from the histogram */
+    uint32_t main_slices;      /* k: the main bucket's tokens of an interval released in k slices
+                                * across it (bg_db_main_slice); 0 and 1: all at the tick */
 } bg_db_config;
+
+/* Largest main_slices: a slice of T = 10 ms is then 10 us, below any I/O's SA time. */
+#define BG_DB_SLICES_MAX 1024u
 
 typedef struct bg_db_state {
     bg_vec main;          /* main bucket level */
@@ -108,6 +113,15 @@ void bg_db_update(bg_db_state *st, const bg_db_config *cfg, const bg_lhist *wind
  * i.e. never in two consecutive intervals. Otherwise only the cheque's shortfall is paid
  * ("if the cheque bucket is not full, the main bucket fills it first"). */
 void bg_db_refill(bg_db_state *st, const bg_db_config *cfg, bool cheque_drawn);
+
+/* Slice j (0 <= j < k, k = max(main_slices, 1)) of the interval's main-bucket issuance main:
+ *   slice[d] = floor((j + 1) * main[d] / k) - floor(j * main[d] / k)
+ * so the k slices sum to main[d] exactly and differ by at most one token. Still Water's main
+ * bucket "functions as usual", a token bucket whose tokens arrive continuously; T is the
+ * cheque's interval only. The tick writes slice 0 (the firmware's window), slice j is added
+ * j * T / k into the interval (bg_fw_db_meter), so the SA never sees one interval's tokens as
+ * one clump. k = 1 is the tick's whole issuance, as before. */
+void bg_db_main_slice(const bg_db_config *cfg, const bg_vec *main, uint32_t j, bg_vec *slice);
 
 #ifdef __cplusplus
 }

@@ -147,6 +147,16 @@ int bg_fw_init(bg_fw *fw, const bg_fw_config *cfg, bg_bios_tenant *t, bg_bios_us
 /* One window, as above. */
 void bg_fw_window(bg_fw *fw, const bg_hal *hal);
 
+/* Dual-bucket with db.main_slices = k > 1: add slice j (1 <= j < k, bg_db_main_slice) of this
+ * window's main-bucket issuance to CTRL.GLOBAL, j * T / k after the window's COMMIT (which
+ * wrote slice 0); tokens left from earlier slices stay, the next tick's write drops them as
+ * before. A read-modify-write of a live register: exact only where no admission decision is
+ * in flight between the read and the write (burstgate-sim calls it between events, when the
+ * device has answered every descriptor). A live agent needs the datapath to add the slice
+ * itself (a write-to-add CTRL register or a per-cycle refill of GLOBAL); the gateway does not
+ * call this. */
+void bg_fw_db_meter(bg_fw *fw, const bg_hal *hal, uint32_t j);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,7 +13,7 @@ FirmwareLoop::FirmwareLoop(const Scenario &sc, Scheduler sched, std::uint64_t se
     : hal_(dev.hal())
 {
     program_device(sc, sched, seed, hal_, dev.params().ingress);
-    init_firmware(sc, sched, hal_, fw_, warnings);
+    init_firmware(sc, sched, hal_, fw_, warnings, true);  // Sim::on_meter calls meter()
 }
 
 std::uint32_t FirmwareLoop::grant(std::uint32_t ti, unsigned d) const

@@ -326,8 +326,12 @@ void check_floor(const Scenario &sc, const Firmware &f, const bg_vec &total)
 
 }  // namespace
 
-void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmware &f, std::vector<std::string> &warnings)
+void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmware &f, std::vector<std::string> &warnings,
+                   bool meters)
 {
+    if (sched == Scheduler::kDualBucket && sc.db.main_slices > 1 && !meters)
+        throw ScenarioError(sc.file + ":" + std::to_string(sc.db.main_slices_line) +
+                            ": dualbucket.main_slices: simulator only (the gateway releases the main bucket at the tick)");
     const Dpu &d = sc.dpu;
     const double w_s = static_cast<double>(sc.window_ns) / 1e9;
     const std::size_t n = sc.tenants.size();
@@ -365,6 +369,7 @@ void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmw
     cfg.db.interval_us = sat32(static_cast<double>(sc.window_ns) / 1000);
     cfg.db.min_samples = 16;
     cfg.db.hist_mode = BG_LH_INTERP;
+    cfg.db.main_slices = sc.db.main_slices;
     cfg.db_contracts = sc.db.tenant_contracts ? 1u : 0u;
     cfg.costadj = d.cost_adjust ? 1u : 0u;
     bg_ca_default_config(&cfg.ca, sat32(d.target_delay_us * 1000));

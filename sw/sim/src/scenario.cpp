@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "burstgate/cost_table.h"
+#include "burstgate/dualbucket.h"
 #include "burstgate/regs.h"
 #include "burstgate/sim/lsm_section.hpp"
 #include "cost_cli.hpp"
@@ -256,7 +257,7 @@ void load_db(const Loader &L, const YAML::Node &n, DualBucketCfg &d)
 {
     const std::string P = "dualbucket";
     L.check_keys(n, P, {"hot_threshold_iops", "hot_threshold_bps", "monitor_unit", "steady_intervals",
-                        "cheque_share", "alpha", "percentile", "headroom_mbps", "mu_mbps", "main_share", "reoffer",
+                        "cheque_share", "alpha", "percentile", "headroom_mbps", "mu_mbps", "main_share", "main_slices", "reoffer",
                         "tenant_contracts"});
     if (n["hot_threshold_iops"]) d.hot_threshold_iops = L.number(n["hot_threshold_iops"], P + ".hot_threshold_iops", 0, 1e9);
     if (n["monitor_unit"])
@@ -284,6 +285,10 @@ void load_db(const Loader &L, const YAML::Node &n, DualBucketCfg &d)
         d.main_share = L.number(n["main_share"], P + ".main_share", 0, 1);
         if (d.main_share <= 0)
             L.fail(n["main_share"], P + ".main_share", "must be above 0: the main bucket would admit nothing");
+    }
+    if (n["main_slices"]) {
+        d.main_slices = L.u32(n["main_slices"], P + ".main_slices", 1, BG_DB_SLICES_MAX);
+        d.main_slices_line = n["main_slices"].Mark().line + 1;
     }
     if (n["tenant_contracts"]) d.tenant_contracts = L.boolean(n["tenant_contracts"], P + ".tenant_contracts");
     if (n["reoffer"])

@@ -50,6 +50,8 @@ private:
     void on_arrival(std::uint32_t ti);
     void on_complete(std::uint32_t id);
     void on_window();
+    void on_meter(std::uint32_t j);
+    std::uint32_t slices_ = 1;  // dualbucket.main_slices under the dualbucket scheduler, else 1
     bool swapped_ = false;  // libra.swap's reservations swapped
     bool lsm_step();  // lsm: the store's events due before the next of ours (lsm_link.hpp)
     void progress(bool final);
@@ -147,6 +149,17 @@ void Sim::on_window()
     path_.reoffer(now_, sched_ == Scheduler::kDualBucket && sc_.db.steady_first);
 }
 
+// Slice j of the main bucket's tokens, j * T / k into the window (times from the window's
+// start, so they do not drift); deferred I/Os go again to meet them, as after a COMMIT.
+void Sim::on_meter(std::uint32_t j)
+{
+    const std::uint64_t start = now_ - j * sc_.window_ns / slices_;
+    fw_.meter(j);
+    path_.reoffer(now_, sc_.db.steady_first);
+    if (j + 1 < slices_)
+        queue_.push(start + (j + 1) * sc_.window_ns / slices_, EventKind::kMeter, j + 1);
+}
+
 void Sim::progress(bool final)
 {
     const auto wall = std::chrono::steady_clock::now();
@@ -187,6 +200,10 @@ SimResult Sim::run()
         if (src_.tenant(i).cfg->wl.start_ns < sc_.duration_ns)
             queue_.push(src_.tenant(i).cfg->wl.start_ns, EventKind::kStart, i);
     queue_.push(sc_.window_ns, EventKind::kWindow, 0);
+    if (sched_ == Scheduler::kDualBucket)
+        slices_ = sc_.db.main_slices;
+    if (slices_ > 1)
+        queue_.push(sc_.window_ns / slices_, EventKind::kMeter, 1);
     while (!queue_.empty() && queue_.next_time() <= sc_.duration_ns) {
         if (lsm_ && lsm_step())
             continue;
@@ -206,7 +223,10 @@ SimResult Sim::run()
             on_window();
             if (now_ + sc_.window_ns <= sc_.duration_ns)
                 queue_.push(now_ + sc_.window_ns, EventKind::kWindow, 0);
+            if (slices_ > 1)
+                queue_.push(now_ + sc_.window_ns / slices_, EventKind::kMeter, 1);
             break;
+        case EventKind::kMeter: on_meter(id); break;
         }
         if (opt_.progress && (events_ & 0xFFFF) == 0)
             progress(false);

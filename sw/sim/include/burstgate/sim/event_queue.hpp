@@ -11,10 +11,12 @@
 namespace bg::sim {
 
 // The order here is the order of events due at the same time: it is part of a run's bytes.
-enum class EventKind : std::uint32_t { kStart, kArrival, kCpuDone, kSwlDone, kBackendDone, kComplete, kWindow, kSaLoop };
+enum class EventKind : std::uint32_t { kStart, kArrival, kCpuDone, kSwlDone, kBackendDone, kComplete, kWindow, kSaLoop, kMeter };
 
 // Time, then kind and I/O id packed so that the heap compares two words. The id is the
-// tenant's index for kStart and kArrival, the SA thread's for kSaLoop (dpu.sa_loop), an I/O
+// tenant's index for kStart and kArrival, the SA thread's for kSaLoop (dpu.sa_loop), the slice's
+// for kMeter (dualbucket.main_slices; never at a window's time, so its place in the order is
+// only against the I/O events), an I/O
 // record's (io_table.hpp) otherwise.
 struct Event {
     std::uint64_t t;

@@ -26,6 +26,8 @@ public:
 
     // One window's end: bg_fw_window reads the datapath's usage and commits the next grants.
     void window() { bg_fw_window(&fw_.fw, &hal_); }
+    // Slice j of the window's main-bucket tokens into CTRL.GLOBAL (dualbucket.main_slices).
+    void meter(std::uint32_t j) { bg_fw_db_meter(&fw_.fw, &hal_, j); }
     // libra.swap's reservation event: each pair swaps v and r, then Libra re-provisions at once.
     void swap_reservations(const std::vector<std::array<std::uint32_t, 2>> &pairs);
     const Firmware &firmware() const { return fw_; }

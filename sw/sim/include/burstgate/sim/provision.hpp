@@ -94,7 +94,10 @@ struct Firmware {
 // Fills fw.t from the tenants' provisioning and runs bg_fw_init over `hal`. Throws
 // ScenarioError (file:line: path: message) for a provisioning the firmware rejects or an I/O
 // size no burst grant covers; appends a warning for a size only a burst share covers.
+// `meters`: the caller calls bg_fw_db_meter within each window (burstgate-sim's FirmwareLoop);
+// without it a dualbucket.main_slices above 1 is refused (the gateway's main bucket would get
+// slice 0 alone).
 void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmware &fw,
-                   std::vector<std::string> &warnings);
+                   std::vector<std::string> &warnings, bool meters = false);
 
 }  // namespace bg::sim

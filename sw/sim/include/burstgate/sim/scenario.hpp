@@ -127,6 +127,10 @@ struct DualBucketCfg {
     // Main bucket issuance per interval as a share of the SA's capacity: Still Water's proxy limit
     // (1.2 GB/s) against what the server serves (2.13 GB/s, Fig. 6); 1: issue the capacity.
     double main_share = 1.0;
+    // `main_slices` k: the main bucket's tokens of a window released in k equal slices across
+    // it (fw bg_db_main_slice / bg_fw_db_meter); 1: all at the window's tick.
+    std::uint32_t main_slices = 1;
+    int main_slices_line = 0;  // for the gateway's refusal
     // Order in which the host re-offers deferred I/Os at the next interval (`reoffer`): false
     // (`fifo`): deferral order; true (`steady_first`): the I/Os the monitor last saw as steady,
     // then the hot ones, each in deferral order. Applies under the dualbucket scheduler only.
