@@ -123,6 +123,53 @@ def longest_paths(module, count):
     return paths
 
 
+#: A LUT5..7 is LUT4s joined by these slice multiplexers: no level of its own.
+_WIDE_MUX = ("PFUMX", "L6MUX21")
+
+
+def lut_levels(module):
+    """``(levels, cells)``: the most LUT4s in series between any two cells that are not LUT4,
+    PFUMX or L6MUX21 (flip-flops, carry chains, RAMs, DSPs, ports) -- the depth classic abc
+    mapped the netlist to -- and the count of each of those three cell types.
+
+    abc maps for the least depth first and then recovers area only where a path stays within
+    the deepest one, so the LUT count moves with this depth: an RTL change that removes the
+    deepest path makes every other path be mapped shallower, with wider LUTs (more PFUMX /
+    L6MUX21). Recorded per job by ``pnr_ecp5.py``, so a change in LUTs can be read against it.
+    """
+    cells = module.get("cells", {})
+    logic = {n: c for n, c in cells.items() if c["type"] == "LUT4" or c["type"] in _WIDE_MUX}
+    driver = {}
+    for name, cell in logic.items():
+        for port, bits in cell["connections"].items():
+            if cell.get("port_directions", {}).get(port) == "output":
+                driver.update((b, name) for b in bits if isinstance(b, int))
+    fanin = {name: {driver[b] for port, bits in cell["connections"].items()
+                    if cell.get("port_directions", {}).get(port) == "input"
+                    for b in bits if isinstance(b, int) and b in driver}
+             for name, cell in logic.items()}
+    fanout = collections.defaultdict(list)
+    for name, ins in fanin.items():
+        for d in ins:
+            fanout[d].append(name)
+    waiting = {name: len(ins) for name, ins in fanin.items()}
+    ready = collections.deque(n for n, k in waiting.items() if k == 0)
+    level, done = {}, 0
+    while ready:
+        n = ready.popleft()
+        done += 1
+        own = 1 if logic[n]["type"] == "LUT4" else 0
+        level[n] = own + max((level[d] for d in fanin[n]), default=0)
+        for o in fanout[n]:
+            waiting[o] -= 1
+            if waiting[o] == 0:
+                ready.append(o)
+    if done != len(logic):
+        sys.exit(f"combinational loop: {len(logic) - done} LUT cells are on or behind one")
+    counts = collections.Counter(c["type"] for c in logic.values())
+    return max(level.values(), default=0), {k: counts[k] for k in ("LUT4", *_WIDE_MUX)}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("netlist", help="JSON netlist written by yosys (synth_ecp5 ... -json)")

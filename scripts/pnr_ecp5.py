@@ -31,6 +31,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "rtl"))
 sys.path.insert(0, str(ROOT / "scripts"))
 
+from ecp5_paths import lut_levels  # noqa: E402
 from synth import KEEP_REPLICAS, parse_job  # noqa: E402
 
 DEVICE = ["--85k", "--package", "CABGA381"]
@@ -128,7 +129,9 @@ def pnr(job, out, freq, seed):
     else:
         argv += ["--out-of-context"]
     times["nextpnr_s"] = _run(argv, out / f"{name}.nextpnr.log")
-    registered, dsps = dsp_input_registers(json.loads((out / netlist).read_text()))
+    mapped = json.loads((out / netlist).read_text())
+    registered, dsps = dsp_input_registers(mapped)
+    levels, lut_cells = lut_levels(mapped["modules"][top])
     if board:
         times["ecppack_s"] = _run([_tool("ecppack"), "--compress", config, f"{name}.bit"],
                                   out / f"{name}.ecppack.log")
@@ -139,7 +142,8 @@ def pnr(job, out, freq, seed):
     return {"job": job, "top": top, "device": "LFE5U-85F-CABGA381", "seed": seed,
             **verdict(rep["fmax"], freq, board=board), "utilization": util,
             "bitstream": f"{name}.bit" if board else None,
-            "dsp_input_registered": registered, "dsp_total": dsps, **times}
+            "dsp_input_registered": registered, "dsp_total": dsps,
+            "lut_levels": levels, "lut_cells": lut_cells, **times}
 
 
 def verdict(fmax, freq, *, board):
@@ -176,7 +180,9 @@ def main(argv=None):
         (args.out / f"{job.replace('@', '-')}.json").write_text(json.dumps(r, indent=2, sort_keys=True) + "\n")
         print(f"pnr: {job}: " + ", ".join(f"{c} {f:g} MHz" for c, f in r["fmax_mhz"].items())
               + f" (yosys {r['yosys_s']} s, nextpnr {r['nextpnr_s']} s; MULT18X18D with input"
-              f" registers: {r['dsp_input_registered']} of {r['dsp_total']})", flush=True)
+              f" registers: {r['dsp_input_registered']} of {r['dsp_total']}; abc mapped to"
+              f" {r['lut_levels']} LUT levels: " + ", ".join(f"{n} {k}" for k, n in r["lut_cells"].items())
+              + ")", flush=True)
         for c, ok in r["met"].items():
             if not ok:
                 line = f"pnr: {job}: clock {c}: {r['fmax_mhz'][c]:g} MHz, below {r['target_mhz'][c]:g} MHz"

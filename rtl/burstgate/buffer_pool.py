@@ -329,9 +329,17 @@ class BufferPool(wiring.Component):
                 # registers, one less or not.
                 inflight1m = Signal(_COUNT, name=f"inflight1m_{q}_{h}")
                 extra1m = Signal(_COUNT, name=f"extra1m_{q}_{h}")
+                if self._committed and h:
+                    # extra + need != 0 without the adder (extra < borrow_cap, so no wrap):
+                    # the release's return is not behind need's sum (issue 22: extra -> owned
+                    # -> need -> extra1 -> the return -> held_total was the core's only
+                    # 9-level path).
+                    has_extra1 = (self.extra[q] != 0) | need_q
+                else:
+                    has_extra1 = extra1 != 0
                 m.d.comb += [
                     ok_rel.eq(rel_q & (inflight1 != 0)),
-                    can_ret.eq((inflight1 != 0) & (self.quiet_windows == 0) & (extra1 != 0)),
+                    can_ret.eq((inflight1 != 0) & (self.quiet_windows == 0) & has_extra1),
                     ret_h.eq(rel_q & can_ret),
                     inflight1m.eq(inflight1 - 1),
                     extra1m.eq(extra1 - 1),
@@ -410,7 +418,14 @@ class BufferPool(wiring.Component):
                                                            Mux(accept, ret[1][p], ret[0][p]), ret[0][p]))
         base_1 = Signal(_COUNT)
         m.d.comb += base_1.eq(base - 1)
-        m.d.sync += held_total.eq(Mux(returns, base_1, base) + adj)
+        if self._committed:
+            # adj is the acquire's borrow alone (0 or 1): base + 1, base and base - 1 are formed
+            # beside need and the release, which only select at the end.
+            base_p1 = Signal(_COUNT)
+            m.d.comb += base_p1.eq(base + 1)
+            m.d.sync += held_total.eq(Mux(adj[0] & ~returns, base_p1, Mux(returns & ~adj[0], base_1, base)))
+        else:
+            m.d.sync += held_total.eq(Mux(returns, base_1, base) + adj)
         with m.If(self.rebuild):
             m.d.sync += [held_total.eq(0), self.underflow.eq(0)]
             for q in range(nq):

@@ -84,3 +84,24 @@ def test_a_dsp_with_input_registers_ends_and_starts_paths(tmp_path):
         if reg == "CLK0":
             assert paths[0][1][0][1] == "m (input registers)"
             assert [round(ns, 2) for ns, _ in paths] == [6.1, 1.3]  # and q -> the registers
+
+
+def test_lut_levels_count_lut4s_in_series_between_other_cells(tmp_path):
+    # ff -> LUT4 -> (LUT4, LUT4 -> PFUMX: one LUT5) -> LUT4 -> carry chain -> LUT4 -> ff:
+    # three LUT levels before the carry chain (the PFUMX adds none), one after it.
+    cells = {"ff1": _cell("TRELLIS_FF", Q=("output", [2]), DI=("input", [20])),
+             "l1": _lut(2, 3),
+             "l2a": _lut(3, 4), "l2b": _lut(3, 5),
+             "mux": _cell("PFUMX", ALUT=("input", [4]), BLUT=("input", [5]), C0=("input", [2]),
+                          Z=("output", [6])),
+             "l3": _lut(6, 7),
+             "cc": _cell("CCU2C", A0=("input", [7]), S0=("output", [8])),
+             "l4": _lut(8, 20)}
+    module = ecp5_paths.load(_netlist(tmp_path, cells, {"q": 2}), None)
+    assert ecp5_paths.lut_levels(module) == (3, {"LUT4": 5, "PFUMX": 1, "L6MUX21": 0})
+
+
+def test_lut_levels_loop_is_an_error(tmp_path):
+    module = ecp5_paths.load(_netlist(tmp_path, {"a": _lut(2, 3), "b": _lut(3, 2)}, {}), None)
+    with pytest.raises(SystemExit, match="combinational loop"):
+        ecp5_paths.lut_levels(module)
