@@ -75,11 +75,15 @@ async def self_test_catches_a_miscount(dut):
 
 def test_board():
     """pytest entry: generate the Verilog, build it with Verilator, run the cocotb tests."""
+    from amaranth.back import verilog as amaranth_verilog
+
     from burstgate.boards.selftest import SelfTest
     from burstgate.testing.verilator import run_cocotb
 
+    # Elaborated once (tens of seconds): both runs simulate the same design.
+    verilog = amaranth_verilog.convert(SelfTest(**PARAMS), name="bg_selftest", emit_src=False)
     # Each test in its own simulator: block RAM keeps its contents across a reset.
     for name in ("self_test_passes", "self_test_catches_a_miscount"):
-        run_cocotb(top="bg_selftest", elaboratable=SelfTest(**PARAMS), test_module="test_board",
+        run_cocotb(top="bg_selftest", verilog=verilog, test_module="test_board",
                    test_dir=pathlib.Path(__file__).resolve().parent, build_name="board",
                    test_filter=f"^test_board\\.{name}$")
