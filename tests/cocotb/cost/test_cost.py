@@ -220,4 +220,6 @@ def test_cost():
     generate(generated, ["bg_cost_estimator"])
     run_cocotb(top="bg_cost_estimator", verilog=(generated / "bg_cost_estimator.v").read_text(),
                test_module="test_cost", test_dir=pathlib.Path(__file__).resolve().parent,
-               build_name="cost_estimator", extra_env={"COST_DESCRIPTORS": str(COUNT)})
+               build_name="cost_estimator", extra_env={"COST_DESCRIPTORS": str(COUNT)},
+               # Cold, 42 s at -O0 against 52 s at -Os, simulation included (make test's count).
+               compile_for_build_time=True)
