@@ -38,6 +38,23 @@ bg_db_config fig6_config()
     return c;
 }
 
+// One dual-bucket tenant on a model agent, with the state bg_fw_init takes.
+struct OneTenantFw {
+    explicit OneTenantFw(const bg_db_config &db)
+    {
+        cfg.scheduler = BG_SCHED_DUALBUCKET;
+        cfg.db = db;
+    }
+    int init() { return bg_fw_init(&fw, &cfg, &t, &u, &sched, &burst, 1, &hal); }
+    bg::Agent a{bg::AgentParams{1, 1, 1, 16}};
+    bg_hal hal = a.hal();
+    bg_fw_config cfg{};
+    bg_bios_tenant t{};
+    bg_bios_usage u{};
+    uint16_t sched = 0, burst = 0;
+    bg_fw fw{};
+};
+
 double delta_ref(uint32_t wp_ns)
 {
     return std::max(0.0, 8000.0 * kL95 / (wp_ns / 1000.0) - 330.0);
@@ -86,18 +103,11 @@ TEST(DualBucketFw, LnTableAndConfigErrors)
     EXPECT_STREQ(bg_db_config_error(&c), "cheque_share");
 
     // The firmware refuses it at init and names the field.
-    bg::Agent a(bg::AgentParams{1, 1, 1, 16});
-    bg_hal hal = a.hal();
-    bg_fw_config cfg{};
-    cfg.scheduler = BG_SCHED_DUALBUCKET;
-    cfg.db = fig6_config();
-    cfg.db.alpha = 0;
-    bg_bios_tenant t{};
-    bg_bios_usage u{};
-    uint16_t sched = 0, burst = 0;
-    bg_fw fw{};
-    EXPECT_EQ(bg_fw_init(&fw, &cfg, &t, &u, &sched, &burst, 1, &hal), BG_FW_E_DUALBUCKET);
-    EXPECT_STREQ(fw.err_field, "alpha");
+    c = fig6_config();
+    c.alpha = 0;
+    OneTenantFw f(c);
+    EXPECT_EQ(f.init(), BG_FW_E_DUALBUCKET);
+    EXPECT_STREQ(f.fw.err_field, "alpha");
 }
 
 // main_slices: a window's main-bucket tokens released in k slices (bg_db_main_slice) that sum to
@@ -128,18 +138,13 @@ TEST(DualBucketFw, MainSlicesSumToTheIssuance)
     c.main_slices = BG_DB_SLICES_MAX + 1;
     EXPECT_STREQ(bg_db_config_error(&c), "main_slices");
 
-    bg::Agent a(bg::AgentParams{1, 1, 1, 16});
-    bg_hal hal = a.hal();
-    bg_fw_config cfg{};
-    cfg.scheduler = BG_SCHED_DUALBUCKET;
-    cfg.db = fig6_config();
-    cfg.db.main_slices = 4;
-    cfg.db.cheque_share_q16 = 0;
-    bg_bios_tenant t{};
-    bg_bios_usage u{};
-    uint16_t sched = 0, burst = 0;
-    bg_fw fw{};
-    ASSERT_EQ(bg_fw_init(&fw, &cfg, &t, &u, &sched, &burst, 1, &hal), BG_FW_OK);
+    c = fig6_config();
+    c.main_slices = 4;
+    c.cheque_share_q16 = 0;
+    OneTenantFw f(c);
+    ASSERT_EQ(f.init(), BG_FW_OK);
+    bg_hal &hal = f.hal;
+    bg_fw &fw = f.fw;
     const uint32_t sw = BG_CTRL_GLOBAL(0) + 4u * BG_DIM_SWLIMIT;
     EXPECT_EQ(bg_hal_read(&hal, sw), kSwBytes / 4);  // 2 662 500 / 4: slice 0 at the start
     bg_hal_write(&hal, sw, 5u);                        // admission spent all but 5
