@@ -227,6 +227,11 @@ def median_runs(runs: list[dict]) -> dict:
     return out
 
 
+def total_iops(r: dict) -> float:
+    """A case-2 run's total IOPS: the median round's for merged rounds (median_runs), else the sum."""
+    return r.get("total_iops", sum(r[n]["iops"] for n in CONNS56))
+
+
 BG, QEMU = "burstgate bios", "qemu-storage-daemon, throttle groups"
 # One window's grant and one carry bucket over the run, and fio's own rounding: the margin by
 # which a tenant may appear above its burst over a 15 s run without being above it.
@@ -376,8 +381,7 @@ def judge_case2(res: dict, sc56: dict) -> list[tuple[bool | None, str]]:
                               f"clients under wild, {w[name]['iops']:.0f}"))
         else:
             serve += r[name]["iops"]
-    tb = r.get("total_iops", sum(r[t["name"]]["iops"] for t in sc56["tenants"]))
-    tw = w.get("total_iops", sum(w[t["name"]]["iops"] for t in sc56["tenants"]))
+    tb, tw = total_iops(r), total_iops(w)
     # A tenant that gained from the others being held back (t20k 10396 under bios, 5477 under
     # wild, on a profile calibrated at 56 connections) counts at its bios figure beside the
     # others' wild ones: a sum (26522) the machine served under neither rule (18393, 21603).
@@ -590,20 +594,18 @@ def main() -> None:
                     tag = f"{'bg' if key == BG else 'wild'}56-{k}"
                     runs[key].append(gateway56(gw, a, tmp, images, sched, tag, record=a.replay and key == BG and k == 0))
             case56 = {BG: median_runs(runs[BG]), WILD: median_runs(runs[WILD])}
-            case56["rounds"] = {key: [{n: r[n]["iops"] for n in CONNS56} for r in rs] for key, rs in runs.items()}
             case56["runs"] = runs  # every round in full, gateway reports included (--json)
             rep = runs[BG][0]["report"]
             if a.replay and rep is not None:
                 sim = gw.parent.parent / "sim" / "burstgate-sim"
                 case56["replay"] = replay(sim, a.profile56, tmp / "bg56-0.iolog", rep, tmp, a.scheduler56)
                 case56["recorded"] = recorded(tmp / "bg56-0.iolog")
-                case56["replayed"] = rep
             qsock56 = str(tmp / "qemu56.sock")
             try:
                 q = Server("qemu-storage-daemon 56", qemu_cmd(sc56, images, qsock56, a.seconds), qsock56, "t20k", tmp)
             except RuntimeError as e:
                 die("compare_qemu", str(e))
-            case56["qemu-storage-daemon, throttle groups"] = run_56(q, a.seconds, tmp, "qemu56")
+            case56[QEMU] = run_56(q, a.seconds, tmp, "qemu56")
             q.stop()
             res["56 connections"] = case56
     if BG in res:
@@ -624,24 +626,24 @@ def main() -> None:
         print("| | " + " | ".join(f"{k} (base {base[k]['iops']} IOPS / {base[k]['mbps']} MB/s)" for k in CONNS56) +
               " | total |")
         print("|---|" + "---|" * (len(CONNS56) + 1))
-        for name, r in c56.items():
-            if name in ("replay", "recorded", "rounds", "replayed", "runs"):
+        for name in (BG, WILD, QEMU):
+            if name not in c56:
                 continue
-            tot = r.get("total_iops", sum(r[k]["iops"] for k in CONNS56))
+            r = c56[name]
             label = f"burstgate {a.scheduler56}" if name == BG else name
             print(f"| {label} | " + " | ".join(f"{r[k]['iops']:.0f} ({r[k]['mbps']:.1f})" for k in CONNS56) +
-                  f" | {tot:.0f} |")
-        rounds = c56.get("rounds", {})
-        if len(rounds.get(BG, [])) > 1:
-            print(f"\nburstgate's figures are the medians of {len(rounds[BG])} rounds ({a.scheduler56} and wild "
+                  f" | {total_iops(r):.0f} |")
+        runs = c56.get("runs", {})
+        if len(runs.get(BG, [])) > 1:
+            print(f"\nburstgate's figures are the medians of {len(runs[BG])} rounds ({a.scheduler56} and wild "
                   "alternating; the total the median round's); IOPS per round:\n")
             print("| run | round | " + " | ".join(CONNS56) + " | total |")
             print("|---|---|" + "---|" * (len(CONNS56) + 1))
-            for key, rs in rounds.items():
+            for key, rs in runs.items():
                 label = f"burstgate {a.scheduler56}" if key == BG else "burstgate wild"
                 for k, r in enumerate(rs):
-                    print(f"| {label} | {k + 1} | " + " | ".join(f"{r[n]:.0f}" for n in CONNS56) +
-                          f" | {sum(r.values()):.0f} |")
+                    print(f"| {label} | {k + 1} | " + " | ".join(f"{r[n]['iops']:.0f}" for n in CONNS56) +
+                          f" | {total_iops(r):.0f} |")
         rep = c56[BG].get("report") or {}
         print("\nburstgate deferrals (I/Os deferred; deferrals withheld: of I/Os the tenant's burst and the window's "
               "unused capacity covered): "
@@ -656,7 +658,7 @@ def main() -> None:
         c56 = res["56 connections"]
         print(f"\nThe gateway's arrivals replayed in burstgate-sim (open loop at the recorded times, {a.replay_clock} "
               "clock; deferrals counted by one rule):\n")
-        print("\n".join(replay_table(c56["replayed"], c56["replay"], c56["recorded"])))
+        print("\n".join(replay_table(c56["runs"][BG][0]["report"], c56["replay"], c56["recorded"])))
     print(f"\nburstgate window overruns: case 1 {res.get(BG, {}).get('window_overruns')}, "
           f"case 2 {res.get('56 connections', {}).get(BG, {}).get('window_overruns')}\n")
     verdicts = Verdicts()

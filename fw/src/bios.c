@@ -329,6 +329,17 @@ static inline lanes lmul_q16(lanes x, lanes q)
     return ladd(lmul(lshr(x, 16), q), lshr(lmul(land(x, lsplat(0xFFFFu)), q), 16));
 }
 
+/* A column sum kept exact in 64 bits over u32 lanes: the low words (lo = lo + x) and, per
+ * lane, the count of their wraps (carry = carry - (lo < x), all-ones being -1); read out here. */
+static inline void lsum64_read(lanes lo, lanes carry, uint64_t out[BG_COST_DIMS])
+{
+    bg_vec l, c;
+    ls(&l, lo);
+    ls(&c, carry);
+    for (unsigned d = 0; d < BG_COST_DIMS; d++)
+        out[d] = ((uint64_t)c.d[d] << 32) + l.d[d];
+}
+
 /* Line 10's share for the four dimensions at once, in the usual window: no demand column
  * sum reaches 2^32 (no shift) and unused < den in every dimension, so f < 2^32 and share_of's
  * u32 x u64 product is a u32 x u32 -> u64 one, which SSE2 does two lanes at a time
@@ -512,25 +523,19 @@ static void share_refill(bg_bios *b)
         live |= (unsigned)(left.d[d] != 0) << d;
     }
     /* Caps parked in lend (burst_cap over lanes), and the first round's demand sums of the
-     * tenants below their cap (u32 lanes with a carry count, as pass1's). */
+     * tenants below their cap (lsum64_read). */
     uint64_t den[BG_COST_DIMS];
     {
         lanes den_lo = lsplat(0), den_carry = lsplat(0);
         for (uint32_t j = 0; j < n; j++) {
             bg_bios_tenant *t = &tt[sched[j]];
-            const lanes credit_mode = lsplat(0u - (uint32_t)(t->mode == BG_BURST_CREDIT));
-            const lanes burst = lv(&t->res_burst);
-            const lanes cap = lsel(credit_mode, lmin(burst, ladd_sat(lv(&t->res_base), lv(&t->credit))), burst);
+            const lanes cap = lburst_cap(t, lv(&t->credit));
             ls(&t->lend, cap);
             const lanes dem = land(lv(&t->demand), llt(lv(&t->alloc), cap));
             den_lo = ladd(den_lo, dem);
             den_carry = lsub(den_carry, llt(den_lo, dem));
         }
-        bg_vec lo, carry;
-        ls(&lo, den_lo);
-        ls(&carry, den_carry);
-        for (unsigned d = 0; d < BG_COST_DIMS; d++)
-            den[d] = ((uint64_t)carry.d[d] << 32) + lo.d[d];
+        lsum64_read(den_lo, den_carry, den);
     }
     /* One pass over the list a round: the shares, and the next round's demand sums from what
      * is still below its cap after them. Branch-free per tenant (a dimension out of the round
@@ -553,7 +558,7 @@ static void share_refill(bg_bios *b)
 #if BG_BIOS_SIMD_SHARE
         /* The usual round: no demand sum reaches 2^32 and less is left than is demanded, so
          * every f < 2^32 and the four shares are pass2's lshare32; the demand sums run in u32
-         * lanes with a carry count, as pass1's. Same results as the loop below, which takes
+         * lanes with a carry count (lsum64_read). Same results as the loop below, which takes
          * the other rounds (and every round in the portable build). */
         if ((shift[0] | shift[1] | shift[2] | shift[3]) == 0 && ((f[0] | f[1] | f[2] | f[3]) >> 32) == 0) {
             const __m128i f_even = _mm_set_epi32(0, (int)(uint32_t)f[2], 0, (int)(uint32_t)f[0]);
@@ -573,16 +578,14 @@ static void share_refill(bg_bios *b)
                 den_lo = ladd(den_lo, kept);
                 den_carry = lsub(den_carry, llt(den_lo, kept));
             }
-            bg_vec tk, fl, lo, carry;
+            bg_vec tk, fl;
             ls(&tk, took);
             ls(&fl, full);
-            ls(&lo, den_lo);
-            ls(&carry, den_carry);
             for (unsigned d = 0; d < BG_COST_DIMS; d++) {
                 taken[d] = tk.d[d];
                 capped[d] = fl.d[d];
-                den[d] = ((uint64_t)carry.d[d] << 32) + lo.d[d];
             }
+            lsum64_read(den_lo, den_carry, den);
         }
 #endif
         for (uint32_t j = j0; j < n; j++) {

@@ -87,7 +87,7 @@ void bg::py::bind_firmware(nb::module_ &m)
              nb::keep_alive<1, 2>(),
              "Validate and program the agent (ValueError names the code, tenant and dimension). BIOS is "
              "Algorithm 1 as printed by default: floor_q16 = 0, options = 0 (bit 1 usage clamp, bit 2 spill "
-             "takes line 4, bit 4 the pool at most the allocations' shortfall), reserve_tenants = 2 (the pool holds the two largest bases; 0: reserved_q16 of total).")
+             "takes line 4, bit 4 the pool at most the allocations' shortfall, bit 8 line 11's leftover shared again), reserve_tenants = 2 (the pool holds the two largest bases; 0: reserved_q16 of total).")
         .def("window", &Firmware::window, "One window: TICK, the scheduler, COMMIT.")
         .def("alloc", &Firmware::alloc, "t"_a, "The firmware's grant of tenant t for this window.")
         .def_prop_ro("reserved", &Firmware::reserved)

@@ -29,7 +29,7 @@ def run_cocotb(*, top, test_module, test_dir, build_name, elaboratable=None, ver
     can be replayed. With ``test_filter`` exactly one test must match and pass (a filter that
     matches nothing is a failure, not a pass); without it every test of the module must pass.
     ``compile_for_build_time`` compiles the model's C++ with -O0 instead of Verilator's -Os: for
-    a bench whose simulation takes seconds and whose build minutes (the board's self-test: 37 s
+    a bench whose simulation takes seconds and whose build minutes (the board's self-test: 31 s
     cold against 126 s), not for a long random run (the core's differential took 415 s at -O0).
     """
     from cocotb_tools.check_results import get_results
