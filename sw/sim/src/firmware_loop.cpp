@@ -42,6 +42,7 @@ void FirmwareLoop::read_final(SimResult &r) const
     r.bad_completions = bg_hal_read(&hal_, BG_CTRL_BAD_COMPLETIONS);
     for (unsigned d = 0; d < 4; d++)
         r.final_factor[d] = bg_hal_read(&hal_, BG_COST_FACTOR(d));
+    r.burst_factor = burst_factor(fw_);
 }
 
 }  // namespace bg::sim

@@ -326,6 +326,11 @@ void check_floor(const Scenario &sc, const Firmware &f, const bg_vec &total)
 
 }  // namespace
 
+std::uint32_t burst_factor(const Firmware &fw)
+{
+    return fw.fw.cfg.costadj == BG_FW_COSTADJ_BURST ? fw.fw.ca.factor[BG_DIM_CPU] : 1u << BG_FACTOR_FRAC_BITS;
+}
+
 void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmware &f, std::vector<std::string> &warnings,
                    bool meters)
 {
@@ -371,7 +376,9 @@ void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmw
     cfg.db.hist_mode = BG_LH_INTERP;
     cfg.db.main_slices = sc.db.main_slices;
     cfg.db_contracts = sc.db.tenant_contracts ? 1u : 0u;
-    cfg.costadj = d.cost_adjust ? 1u : 0u;
+    cfg.costadj = d.cost_adjust == CostAdjust::kCost    ? BG_FW_COSTADJ_COST
+                  : d.cost_adjust == CostAdjust::kBurst ? BG_FW_COSTADJ_BURST
+                                                        : 0u;
     bg_ca_default_config(&cfg.ca, sat32(d.target_delay_us * 1000));
 
     f.t.assign(n, bg_bios_tenant{});
