@@ -328,7 +328,8 @@ void check_floor(const Scenario &sc, const Firmware &f, const bg_vec &total)
 
 std::uint32_t burst_factor(const Firmware &fw)
 {
-    return fw.fw.cfg.costadj == BG_FW_COSTADJ_BURST ? fw.fw.ca.factor[BG_DIM_CPU] : 1u << BG_FACTOR_FRAC_BITS;
+    const bool applies = fw.fw.cfg.costadj == BG_FW_COSTADJ_BURST && fw.fw.cfg.scheduler == BG_SCHED_BIOS;
+    return applies ? fw.fw.ca.factor[BG_DIM_CPU] : 1u << BG_FACTOR_FRAC_BITS;
 }
 
 void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmware &f, std::vector<std::string> &warnings,

@@ -98,7 +98,7 @@ struct Firmware {
 // without it a dualbucket.main_slices above 1 is refused (the gateway's main bucket would get
 // slice 0 alone).
 // The factor that divides what bios grants above a base under `dpu.cost_adjust: burst`
-// (window.h BG_FW_COSTADJ_BURST), Q4.12; 1.0 under any other setting.
+// (window.h BG_FW_COSTADJ_BURST), Q4.12; 1.0 under any other setting or scheduler.
 std::uint32_t burst_factor(const Firmware &fw);
 
 void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmware &fw,
