@@ -268,8 +268,13 @@ def draw_case(i, engine="model"):
     # chosen by the case number so the random draws stay as they were.
     bios = ("" if scheduler != "bios" or i % 4 != 3 else
             "bios: {reserve_shortfall: true, share_refill: true}" if i % 8 == 7 else "bios: {reserve_shortfall: true}")
+    # Every fourth bios case (another residue) with the delay-based adjustment scoped to the
+    # burst (dpu.cost_adjust: burst, docs/contracts.md): the targets are low enough that bursting
+    # neighbours' queues breach them and the factor moves, and no base may move with it.
+    adjust = scheduler == "bios" and i % 4 == 1
     return {"seed": i, "window_us": window_us, "scheduler": scheduler, "duration_ms": duration_ms,
-            "warmup_ms": duration_ms // 5, "tenants": tenants, "bios": bios}
+            "warmup_ms": duration_ms // 5, "tenants": tenants, "bios": bios,
+            "cost_adjust": (100, 300, 1000)[i // 4 % 3] if adjust else None}
 
 
 def scenario_yaml(case, iops_cap=True):
@@ -284,6 +289,8 @@ def scenario_yaml(case, iops_cap=True):
     lines += [f"  ingress_gbps: {LINK_GBPS}", f"  egress_gbps: {LINK_GBPS}", f"  swlimit_mbps: {SWLIMIT_MBPS}",
               "  backend_us: {dist: lognormal, median: 30, p99: 120}", f"  reserved_share: {RESERVED}",
               f"  header_bytes: {HEADER}", f"  iops_cap: {str(iops_cap).lower()}"]
+    if case.get("cost_adjust"):
+        lines += ["  cost_adjust: burst", f"  target_delay_us: {case['cost_adjust']}"]
     if case.get("bios"):
         lines.append(case["bios"])
     lines.append("tenants:")
