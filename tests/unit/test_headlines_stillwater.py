@@ -140,6 +140,28 @@ def test_fig18_64_kib_misses_the_cheque_short_of_the_steady_demand(sizes):
     assert abs(_change(sizes["64k_t100us"], "p99999")) <= 2
 
 
+@pytest.fixture(scope="module")
+def monitor():
+    runner = headlines.runner()
+    rm = R.reproduce_metered
+    rows = {row["key"]: row for row in rm.monitor(runner, R.load, [w for w in rm.WORKLOADS if w[0] == "fig10"]).rows}
+    shutil.rmtree(runner.tmp, ignore_errors=True)
+    return rows
+
+
+def test_the_monitor_s_unit_r_and_n_at_the_default_t(monitor):
+    """Fig. 10's workload (4 KiB, steady 10 %) under the `stillwater_monitor` alternatives: bytes
+    with R = 512 KiB per T and N = 1 (the scenario) take every hot I/O as hot and no steady one
+    (-92 % P99999); counting requests with R = 16 per T takes 8 % of the steady I/Os as hot (a
+    steady 4 KiB segment sends ~13 per T), and N = 0 lets a hot segment look steady until it
+    crosses R within each interval (recall 72 %): both make the tail worse (+17...+20 %). Catches
+    the unit or N not reaching the monitor (the rows would be equal) and a hold that outlives N."""
+    base, req, n0 = monitor["fig10/bytes"], monitor["fig10/requests"], monitor["fig10/bytes_n0"]
+    assert base["recall"] >= 99.0 and base["false_hot"] <= 0.01 and base["change"]["p99999"] <= -80
+    assert 3.0 <= req["false_hot"] <= 20.0 and req["change"]["p99999"] >= 5
+    assert 60.0 <= n0["recall"] <= 85.0 and n0["false_hot"] <= 0.01 and n0["change"]["p99999"] >= 5
+
+
 def test_fig13_end_to_end_with_the_cheque_alone(gap):
     """Fig. 13, the whole path (backend on), steady segments at 10 %, the default: P99999 -88 %
     (paper -85 %). Catches a backend that swamps the proxy's share of the tail (the paper's
