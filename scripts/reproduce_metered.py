@@ -10,8 +10,8 @@ one clump per 10 ms and Eq. (1) does not fit (scripts/fit_alpha_t10ms.py); with 
 `stillwater_cheque` / `stillwater_sizes` experiments). The paper prints no R and no N: this
 experiment measures, per figure and I/O size, the monitor's recall (hot segments' new I/Os taken
 as hot) and false hot (steady segments' new I/Os taken as hot) with the scenario's choice (bytes,
-512 KiB per T, N = 1) beside the alternatives: requests with R = 16 per T (between a hot and a
-steady segment's rate at 8-64 KiB) and N = 0.
+512 KiB per T, N = 2) beside the alternatives: requests with R = 16 per T (between a hot and a
+steady segment's rate at 8-64 KiB), N = 0 and N = 1.
 """
 
 import copy
@@ -35,11 +35,18 @@ WORKLOADS = (("fig10", "Fig. 10, 4 KiB, steady 10 %", 0.9, None, False),
              ("fig10_scenario", "Fig. 10, 4 KiB, the scenario (steady 20 %)", 0.8, None, False),
              ("fig13", "Fig. 13, 4 KiB, steady 10 %, end to end", 0.9, None, True)) + tuple(
     (f"fig18_{s}", f"Fig. 18, {s[:-1]} KiB", 0.9, s, False) for s in su.SIZES)
-#: (key, label, dualbucket overrides): the scenario's monitor and the alternatives.
-MONITORS = (("bytes", "bytes, 512 KiB per T, N = 1 (the scenario)", {}),
-            ("bytes_n0", "bytes, N = 0", {"steady_intervals": 0}),
-            ("requests", f"requests, R = {R_REQUESTS_T} per T, N = 1",
-             {"monitor_unit": "requests", "hot_threshold_iops": R_REQUESTS_T * 1_000_000 // T_US}))
+#: (key, dualbucket overrides): the scenario's monitor and the alternatives.
+MONITORS = (("bytes", {}), ("bytes_n0", {"steady_intervals": 0}), ("bytes_n1", {"steady_intervals": 1}),
+            ("requests", {"monitor_unit": "requests", "hot_threshold_iops": R_REQUESTS_T * 1_000_000 // T_US}))
+
+
+def _monitor_label(db, T_us, scenario):
+    """What a monitor row runs, read off its dualbucket section."""
+    if db.get("monitor_unit") == "bytes":
+        r = f"bytes, R = {db['hot_threshold_bps'] * T_us // 1_000_000 // 1024} KiB per T"
+    else:
+        r = f"requests, R = {db['hot_threshold_iops'] * T_us // 1_000_000} per T"
+    return f"{r}, N = {db['steady_intervals']}" + (" (the scenario)" if scenario else "")
 
 
 def t10ms_sc(load, size, end_to_end=False, slices=1):
@@ -76,11 +83,12 @@ def monitor(run, load, workloads=WORKLOADS):
         b = copy.deepcopy(sc)
         b["dualbucket"]["cheque_share"] = 0.0
         base = sw._steady(run(b, "dualbucket")[0])
-        for mkey, mlabel, over in MONITORS:
+        for mkey, over in MONITORS:
             s = copy.deepcopy(sc)
             if over.get("monitor_unit") == "requests":
                 s["dualbucket"].pop("hot_threshold_bps")
             s["dualbucket"].update(over)
+            mlabel = _monitor_label(s["dualbucket"], s["window_us"], not over)
             r = run(s, "dualbucket")[0]
             st = sw._steady(r)
             recall, false_hot = sw.monitor(r)
@@ -100,6 +108,6 @@ def monitor_md(m, pct):
              "|---|---|---|---|---|"]
     for x in m.rows:
         lines.append(f"| {x['label']} | {x['monitor']} | {x['change']['p99']:+.0f} % / {x['change']['p99999']:+.0f} % "
-                     f"| {x['recall']:.1f} % / {x['false_hot']:.2f} % | {x['cheques']} |")
+                     f"| {x['recall']:.2f} % / {x['false_hot']:.2f} % | {x['cheques']} |")
     lines.append("")
     return lines
