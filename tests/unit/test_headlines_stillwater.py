@@ -249,21 +249,24 @@ def test_fig19_21_priority_scheduler_at_8_to_64_kib(underloaded_sizes):
 
 @pytest.fixture(scope="module")
 def sizes_e2e():
-    return _measure("stillwater_sizes_e2e")
+    """`stillwater_sizes_e2e`'s default rows (the variations' rows are held on the proxy path)."""
+    runner = headlines.runner()
+    rows = {row["key"]: row for row in R.reproduce_stillwater.cheque_sizes(runner, R.load, end_to_end=True,
+                                                                           variations=False).rows}
+    shutil.rmtree(runner.tmp, ignore_errors=True)
+    return rows
 
 
 def test_fig20_end_to_end_reproduces_at_8_to_32_kib(sizes, sizes_e2e):
     """Fig. 20 (end to end, backend on), the default (paper: -77 % to -86 %): P99999 -93 / -96 /
-    -98 % at 8 / 16 / 32 KiB; 64 KiB 0 % (Fig. 18's cause); `t100us` 0 % at 8-32 KiB. Catches the
-    backend left off (the end-to-end baseline would equal the proxy's) and the cheque or the
-    metering lost on the end-to-end path."""
+    -98 % at 8 / 16 / 32 KiB; 64 KiB 0 % (Fig. 18's cause). Catches the backend left off (the
+    end-to-end baseline would equal the proxy's) and the cheque or the metering lost on the
+    end-to-end path."""
     for size in ("8k", "16k", "32k"):
         row = sizes_e2e[size]
         assert row["base"]["p99999"] > sizes[size]["base"]["p99999"], size  # the backend adds its part
         assert -99.5 <= _change(row, "p99999") <= -85, size
-        assert abs(_change(sizes_e2e[size + "_t100us"], "p99999")) <= 5, size
     assert abs(_change(sizes_e2e["64k"], "p99999")) <= 3
-    assert sizes_e2e["64k_t100us"]["cheques"] == 0
 
 
 def test_sa_loop_runs_every_timer_and_every_io_task_and_is_deterministic(run):
