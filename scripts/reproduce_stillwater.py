@@ -29,6 +29,7 @@ SIZE_ALPHA = {"8k": 177693, "16k": 177847, "32k": 188644, "64k": 208598}
 ALPHA_64K_FREE = 633514
 #: The paper's own alpha and h_p (§4.2, Fig. 6), run beside the fitted ones.
 PAPER_ALPHA = {"alpha": 8000, "headroom_mbps": 330}
+PAPER_LABEL = f"the paper's alpha = {PAPER_ALPHA['alpha']} and h_p = {PAPER_ALPHA['headroom_mbps']}"
 
 
 def t100us(sc):
@@ -68,7 +69,7 @@ CONDITIONS = (
     ("scenario", "the scenario: steady segments 20 % of the load (= the cheque)", 0.8, {}, False, False),
     ("steady10", "steady segments 10 % of the load (below the 20 % cheque)", 0.9, {}, False, False),
     ("steady5", "steady segments 5 % of the load", 0.95, {}, False, False),
-    ("paper_alpha", "steady 10 %, the paper's alpha = 8000 and h_p = 330", 0.9, PAPER_ALPHA, False, False),
+    ("paper_alpha", f"steady 10 %, {PAPER_LABEL}", 0.9, PAPER_ALPHA, False, False),
     ("t100us", "steady 10 %, variation `t100us` (T = 100 us, tokens at the tick, R = 5 requests)", 0.9, {},
      True, False),
     ("t100us_scenario", "the scenario (20 %), variation `t100us`", 0.8, {}, True, False),
@@ -159,7 +160,7 @@ class ChequeSizes:
 #: 64 KiB also with the mu-free alpha, and 16 KiB with the paper's alpha / h_p.
 SIZE_CONDITIONS = (("", "", False, None), ("_t100us", ", variation `t100us`", True, {}))
 EXTRA_SIZE_ROWS = (("64k", "_alpha_free", f", alpha {ALPHA_64K_FREE} (mu free)", {"alpha": ALPHA_64K_FREE}),
-                   ("16k", "_paper_alpha", ", the paper's alpha = 8000, h_p = 330", PAPER_ALPHA))
+                   ("16k", "_paper_alpha", f", {PAPER_LABEL}", PAPER_ALPHA))
 
 
 def cheque_sizes(run, load, end_to_end=False, sizes=SIZES, variations=True):
