@@ -652,6 +652,10 @@ def main() -> None:
               "unused capacity covered): "
               + ", ".join(f"{t['name']} {t.get('deferred_ios')}; {t.get('deferred_withheld')}"
                           for t in rep.get("tenants", [])))
+        factors = [r.get("report", {}).get("burst_factor") for r in runs.get(BG, [c56[BG]])]
+        if any(f not in (None, 1.0) for f in factors):
+            print("\nburstgate's cost_adjust: burst factor (what BIOS grants above a base is divided by it) at "
+                  "the end of each round: " + ", ".join(str(f) for f in factors))
         print("\n" + "\n".join(client_table(c56, a.scheduler56)))
         if WILD in c56:
             print("\nheld back against wild (judge_case2): " + "; ".join(

@@ -253,6 +253,7 @@ int bg_fw_init(bg_fw *fw, const bg_fw_config *cfg, bg_bios_tenant *t, bg_bios_us
     fw->t = t;
     fw->u = u;
     fw->windows = 0;
+    fw->ca_factor_sum = 0;
     fw->drain_timeouts = 0;
     bg_lh_clear(&fw->hist);
     for (unsigned w = 0; w < BG_BIOS_BITMAP_WORDS; w++)
@@ -478,6 +479,7 @@ static void window_costadj(bg_fw *fw, const bg_hal *hal)
     /* BURST: the factor stays in the state for write_grant; COST.FACTOR keeps its 1.0. */
     bg_ca_window(&fw->ca, &fw->cfg.ca, fw->cfg.costadj == BG_FW_COSTADJ_COST ? hal : NULL, &fw->hist, &used,
                  &fw->cfg.bios.total);
+    fw->ca_factor_sum += fw->ca.factor[BG_DIM_CPU];
 }
 
 void bg_fw_window(bg_fw *fw, const bg_hal *hal)

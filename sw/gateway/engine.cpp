@@ -740,6 +740,7 @@ std::string Engine::report_json()
         for (unsigned d = 0; d < 4; d++)
             r.final_factor[d] = bg_hal_read(&hal_, BG_COST_FACTOR(d));
         r.burst_factor = bg::sim::burst_factor(fw_);
+        r.burst_factor_mean = bg::sim::burst_factor_mean(fw_);
         r.windows = windows_;
         r.window_overruns = window_overruns_;
         r.deferred_pending = deferred_.size();

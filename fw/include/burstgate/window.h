@@ -145,6 +145,7 @@ typedef struct bg_fw {
     uint64_t active[BG_BIOS_BITMAP_WORDS];
     uint32_t count_factor;  /* the link and limiter cost factor of the running window (0: unequal) */
     uint32_t windows;       /* windows run */
+    uint64_t ca_factor_sum; /* with costadj: the CPU factor summed over the windows run (telemetry: its mean) */
     uint32_t drain_timeouts; /* windows whose TICK did not drain within BG_FW_DRAIN_POLLS reads */
     const char *err_field;  /* with BG_FW_E_DUALBUCKET / BG_FW_E_COSTADJ */
 } bg_fw;

@@ -326,10 +326,22 @@ void check_floor(const Scenario &sc, const Firmware &f, const bg_vec &total)
 
 }  // namespace
 
+// cost_adjust: burst under bios (window.h): the only setting whose factor divides a grant.
+static bool burst_adjusted(const Firmware &fw)
+{
+    return fw.fw.cfg.costadj == BG_FW_COSTADJ_BURST && fw.fw.cfg.scheduler == BG_SCHED_BIOS;
+}
+
 std::uint32_t burst_factor(const Firmware &fw)
 {
-    const bool applies = fw.fw.cfg.costadj == BG_FW_COSTADJ_BURST && fw.fw.cfg.scheduler == BG_SCHED_BIOS;
-    return applies ? fw.fw.ca.factor[BG_DIM_CPU] : 1u << BG_FACTOR_FRAC_BITS;
+    return burst_adjusted(fw) ? fw.fw.ca.factor[BG_DIM_CPU] : 1u << BG_FACTOR_FRAC_BITS;
+}
+
+double burst_factor_mean(const Firmware &fw)
+{
+    if (!burst_adjusted(fw) || fw.fw.windows == 0)
+        return 1.0;
+    return static_cast<double>(fw.fw.ca_factor_sum) / fw.fw.windows / (1u << BG_FACTOR_FRAC_BITS);
 }
 
 void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmware &f, std::vector<std::string> &warnings,

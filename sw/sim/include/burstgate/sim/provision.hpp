@@ -100,6 +100,8 @@ struct Firmware {
 // The factor that divides what bios grants above a base under `dpu.cost_adjust: burst`
 // (window.h BG_FW_COSTADJ_BURST), Q4.12; 1.0 under any other setting or scheduler.
 std::uint32_t burst_factor(const Firmware &fw);
+// Its mean over the windows run (1.0 likewise).
+double burst_factor_mean(const Firmware &fw);
 
 void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmware &fw,
                    std::vector<std::string> &warnings, bool meters = false);
