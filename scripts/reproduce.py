@@ -574,6 +574,11 @@ def four_bursting():
     sc = load("compare_qemu_56.yaml")
     sc["duration_ms"] = 2000
     sc["dpu"].update(copy.deepcopy(HOST56))
+    # The scenario's cost_adjust answers the gateway host's lag (its CPU shared with the 56 fio
+    # clients), which a simulated SA has none of: here the modelled SA is fully used by design,
+    # and BIOS's own allocations are what this row measures.
+    for key in ("cost_adjust", "target_delay_us"):
+        sc["dpu"].pop(key, None)
     total = sum(cq.MIX56.values())
     for t in sc["tenants"]:
         t["workload"] = {"mode": "closed", "iodepth": cq.CONNS56[t["name"]] * cq.IODEPTH56,

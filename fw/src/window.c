@@ -310,6 +310,9 @@ int bg_fw_init(bg_fw *fw, const bg_fw_config *cfg, bg_bios_tenant *t, bg_bios_us
     write_pool(hal, BG_CTRL_GLOBAL(0), &global);
     if (cfg->costadj)
         bg_ca_init(&fw->ca, &cfg->ca, cfg->costadj == BG_FW_COSTADJ_COST ? hal : NULL);
+    if (cfg->costadj == BG_FW_COSTADJ_BURST) /* a device reused after a COST run keeps no factor */
+        for (unsigned d = 0; d < BG_COST_DIMS; d++)
+            bg_hal_write(hal, BG_COST_FACTOR(d), BG_CA_ONE);
     fw->count_factor = BG_CA_ONE;
     write_count_grants(fw, hal, true);
     bg_hal_write(hal, BG_CTRL_WINDOW, BG_WINDOW_COMMIT);
@@ -318,10 +321,11 @@ int bg_fw_init(bg_fw *fw, const bg_fw_config *cfg, bg_bios_tenant *t, bg_bios_us
 
 static int bit(const uint64_t *bits, uint32_t i) { return (int)((bits[i >> 6] >> (i & 63u)) & 1u); }
 
-/* x * BG_CA_ONE / f, f >= BG_CA_ONE (costadj.h clamps it): at most x. */
+/* x * BG_CA_ONE / f: at most x. A factor below 1.0 (a factor_min the configuration allows)
+ * divides nothing: the burst is never raised above what BIOS allocated. */
 static uint32_t div_factor(uint32_t x, uint32_t f)
 {
-    return (uint32_t)(((uint64_t)x << BG_FACTOR_FRAC_BITS) / f);
+    return f <= BG_CA_ONE ? x : (uint32_t)(((uint64_t)x << BG_FACTOR_FRAC_BITS) / f);
 }
 
 /* Under BG_FW_COSTADJ_BURST the part of the allocation above the base is divided by the

@@ -353,8 +353,10 @@ std::size_t Engine::offer_locked(std::vector<Request *> &rs, bool from_window, s
     for (Request *r : admitted) {
         if (!from_window && inline_ok(*r))
             inline_count++;
-        else
+        else {
+            r->queued = Clock::now();
             backend_.push(r);
+        }
     }
     return inline_count;
 }
@@ -594,7 +596,7 @@ void Engine::work(Request &r)
     }
     default: e = EINVAL; break;
     }
-    r.backend_ns = ns(Clock::now() - b0);
+    r.backend_ns = ns(Clock::now() - (r.queued != Clock::time_point{} ? std::min(r.queued, b0) : b0));
     r.error = nbd::kOk;
     if (e)
         r.error = e == ENOSPC ? nbd::kEnospc : e == ENOMEM ? nbd::kEnomem : e == EOPNOTSUPP ? nbd::kEnotsup

@@ -3,6 +3,7 @@
 // dual-bucket holds a tenant to its contract while a neighbour bursts from the main bucket.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <utility>
@@ -207,6 +208,33 @@ TEST(WindowContract, BurstAdjustmentCutsTheBurstNotTheBase)
 
     Rig plain(2, BG_SCHED_BIOS, ios(3), ios(90), true);
     EXPECT_GT(plain.run(100, [](int, std::uint32_t i) { return i ? 200 : 3; })[1], 80 * 100);
+}
+
+// The registers themselves, without the carry (so a grant is exactly what the window wrote):
+// under BG_FW_COSTADJ_BURST the bursting tenant's GRANT is its base plus floor(surplus / f) and
+// its LEND_GRANT floor(lend / f), f the adjustment's factor and alloc, lend BIOS's own; the
+// within-base tenant's GRANT is BIOS's allocation untouched. Catches dividing the whole grant
+// (base included), leaving the lend undivided (a borrower could then reach the lender's base),
+// or zeroing it.
+TEST(WindowContract, BurstAdjustmentWritesBasePlusTheDividedSurplus)
+{
+    Rig r(2, BG_SCHED_BIOS, ios(3), ios(90), false, false, {}, BG_FW_COSTADJ_BURST);
+    r.run(60, [](int, std::uint32_t i) { return i ? 200 : 3; });
+    const std::uint32_t f = r.fw.ca.factor[BG_DIM_CPU];
+    ASSERT_GT(f, 4u * BG_CA_ONE);
+    bool surplus = false, lends = false;
+    for (std::uint32_t i = 0; i < 2; i++)
+        for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+            const bg_bios_tenant &t = r.t[i];
+            const std::uint64_t above = t.alloc.d[d] > t.res_base.d[d] ? t.alloc.d[d] - t.res_base.d[d] : 0;
+            const std::uint64_t want = std::min(t.alloc.d[d], t.res_base.d[d]) + (above << 12) / f;
+            EXPECT_EQ(r.dev->read32(BG_TENANT_GRANT(i * BG_COST_DIMS + d)), want) << i << " " << d;
+            EXPECT_EQ(r.dev->read32(BG_TENANT_LEND_GRANT(i * BG_COST_DIMS + d)),
+                      (std::uint64_t{t.lend.d[d]} << 12) / f) << i << " " << d;
+            surplus |= i == 1 && above > 0;
+            lends |= i == 1 && t.lend.d[d] > 0;
+        }
+    EXPECT_TRUE(surplus && lends);  // the neighbour is bursting: the check is not vacuous
 }
 
 // The exact IOPS cap (TENANT.COUNT_GRANT): tenant 0's cost vector buys 10 I/Os a window, but

@@ -148,7 +148,7 @@ KEYS = [
     ("dpu.swlimit_mbps", "num", 0.001, 1e6), ("dpu.backend_us.dist", "enum", ("lognormal",), None),
     ("dpu.backend_us.median", "num", 0, 1e7), ("dpu.backend_us.p99", "num", 0, 1e7),
     ("dpu.reserved_share", "num", 0, 1), ("dpu.target_delay_us", "num", 0.001, 4e6),
-    ("dpu.estimate_error", "num", 0.01, 100), ("dpu.cost_adjust", "enum", ("false", "true", "cost", "burst"), None),
+    ("dpu.estimate_error", "num", 0.01, 100), ("dpu.cost_adjust", "enum", ("cost", "burst", "true", "false"), None),
     ("dpu.sa_discipline", "enum", ("rr", "fifo"), None), ("dpu.queue_depth", "int", 1, 4095),
     ("dpu.header_bytes", "int", 0, 65536), ("dpu.bios_alpha", "num", 0, 1),
     ("dpu.bios_weight_throttle", "num", 0, 1000), ("dpu.provision", "enum", ("envelope", "io4k"), None),

@@ -423,6 +423,24 @@ def test_contract_holds(i, tmp_path):
     check_case(draw_case(i), tmp_path)
 
 
+def test_burst_adjustment_moves_in_the_quick_cases(tmp_path):
+    """The quick cases with `cost_adjust: burst` test that no base moves with the factor only if
+    the factor moves: in at least a quarter of them its mean over the run is above 1.05 (18 of
+    the 39 at 100 / 300 / 1000 us targets today). Catches a change that makes the adjustment a
+    no-op in these cases (a target no queue breaches, a factor never read)."""
+    adjusted = [draw_case(i) for i in range(CASES)]
+    adjusted = [c for c in adjusted if c.get("cost_adjust")]
+    moved = 0
+    for case in adjusted:
+        path = tmp_path / f"adjust-{case['seed']}.yaml"
+        path.write_text(scenario_yaml(case))
+        result = run_sim(path)
+        assert result.returncode == 0, result.stderr
+        moved += json.loads(result.stdout)["burst_factor_mean"] > 1.05
+    print(f"\n{moved} of {len(adjusted)} cases with cost_adjust: burst moved the factor")
+    assert len(adjusted) >= 30 and moved >= len(adjusted) / 4, (moved, len(adjusted))
+
+
 @pytest.mark.long
 def test_contract_holds_long():
     """LONG_CASES more cases as tasks on the engine (scripts/verify_farm.py --contracts, the

@@ -351,6 +351,9 @@ void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmw
         throw ScenarioError(sc.file + ":" + std::to_string(sc.db.main_slices_line) +
                             ": dualbucket.main_slices: simulator only (the gateway releases the main bucket at the tick)");
     const Dpu &d = sc.dpu;
+    if (d.cost_adjust == CostAdjust::kBurst && sched != Scheduler::kBios)
+        warnings.push_back("dpu.cost_adjust: burst divides what bios grants above a base; under this scheduler "
+                           "it adjusts nothing");
     const double w_s = static_cast<double>(sc.window_ns) / 1e9;
     const std::size_t n = sc.tenants.size();
     const std::array<double, 4> cap_per_s = capacity_per_s(d);

@@ -186,10 +186,17 @@ void load_dpu(const Loader &L, const YAML::Node &n, Dpu &d)
     if (n["estimate_error"]) d.estimate_error = L.number(n["estimate_error"], P + ".estimate_error", 0.01, 100);
     if (n["sa_discipline"])
         d.sa_round_robin = choose<bool>(L, n["sa_discipline"], P + ".sa_discipline", {{"rr", true}, {"fifo", false}});
-    if (n["cost_adjust"])
-        d.cost_adjust = choose<CostAdjust>(L, n["cost_adjust"], P + ".cost_adjust",
-                                           {{"false", CostAdjust::kOff}, {"true", CostAdjust::kCost},
-                                            {"cost", CostAdjust::kCost}, {"burst", CostAdjust::kBurst}});
+    if (const YAML::Node c = n["cost_adjust"]) {
+        // A YAML boolean as every boolean key takes it (true: as printed), else a scope.
+        bool on = false;
+        const std::string v = c.IsScalar() ? c.Scalar() : "";
+        if (c.IsScalar() && YAML::convert<bool>::decode(c, on))
+            d.cost_adjust = on ? CostAdjust::kCost : CostAdjust::kOff;
+        else if (v == "cost" || v == "burst")
+            d.cost_adjust = v == "cost" ? CostAdjust::kCost : CostAdjust::kBurst;
+        else
+            L.fail(c, P + ".cost_adjust", "expected true, false, cost or burst");
+    }
     if (n["provision"])
         d.envelope = choose<bool>(L, n["provision"], P + ".provision", {{"envelope", true}, {"io4k", false}});
     if (n["grant_carry"]) d.grant_carry = L.boolean(n["grant_carry"], P + ".grant_carry");
