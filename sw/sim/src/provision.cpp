@@ -396,6 +396,7 @@ void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmw
                   : d.cost_adjust == CostAdjust::kBurst ? BG_FW_COSTADJ_BURST
                                                         : 0u;
     bg_ca_default_config(&cfg.ca, sat32(d.target_delay_us * 1000));
+    cfg.ca.factor_max = static_cast<std::uint32_t>(d.adjust_max * BG_CA_ONE);
 
     f.t.assign(n, bg_bios_tenant{});
     f.u.assign(n, bg_bios_usage{});

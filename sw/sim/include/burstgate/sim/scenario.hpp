@@ -53,6 +53,7 @@ struct Dpu {
     double backend_median_us = 150, backend_p99_us = 600;  // lognormal
     double reserved_share = 0.05;
     double target_delay_us = 200;
+    double adjust_max = 8;           // the adjustment's ceiling (costadj.h factor_max), 1 .. ~16
     double estimate_error = 1.0;
     // added
     bool sa_round_robin = true;      // sa_discipline: rr (SA polls tenants' queues) | fifo
