@@ -596,7 +596,7 @@ void Engine::work(Request &r)
     }
     default: e = EINVAL; break;
     }
-    r.backend_ns = ns(Clock::now() - (r.queued != Clock::time_point{} ? std::min(r.queued, b0) : b0));
+    r.backend_ns = ns(Clock::now() - (r.queued != Clock::time_point{} ? r.queued : b0));
     r.error = nbd::kOk;
     if (e)
         r.error = e == ENOSPC ? nbd::kEnospc : e == ENOMEM ? nbd::kEnomem : e == EOPNOTSUPP ? nbd::kEnotsup

@@ -324,13 +324,13 @@ void check_floor(const Scenario &sc, const Firmware &f, const bg_vec &total)
     }
 }
 
-}  // namespace
-
 // cost_adjust: burst under bios (window.h): the only setting whose factor divides a grant.
-static bool burst_adjusted(const Firmware &fw)
+bool burst_adjusted(const Firmware &fw)
 {
     return fw.fw.cfg.costadj == BG_FW_COSTADJ_BURST && fw.fw.cfg.scheduler == BG_SCHED_BIOS;
 }
+
+}  // namespace
 
 std::uint32_t burst_factor(const Firmware &fw)
 {

@@ -91,18 +91,18 @@ struct Firmware {
     Firmware &operator=(const Firmware &) = delete;
 };
 
-// Fills fw.t from the tenants' provisioning and runs bg_fw_init over `hal`. Throws
-// ScenarioError (file:line: path: message) for a provisioning the firmware rejects or an I/O
-// size no burst grant covers; appends a warning for a size only a burst share covers.
-// `meters`: the caller calls bg_fw_db_meter within each window (burstgate-sim's FirmwareLoop);
-// without it a dualbucket.main_slices above 1 is refused (the gateway's main bucket would get
-// slice 0 alone).
 // The factor that divides what bios grants above a base under `dpu.cost_adjust: burst`
 // (window.h BG_FW_COSTADJ_BURST), Q4.12; 1.0 under any other setting or scheduler.
 std::uint32_t burst_factor(const Firmware &fw);
 // Its mean over the windows run (1.0 likewise).
 double burst_factor_mean(const Firmware &fw);
 
+// Fills fw.t from the tenants' provisioning and runs bg_fw_init over `hal`. Throws
+// ScenarioError (file:line: path: message) for a provisioning the firmware rejects or an I/O
+// size no burst grant covers; appends a warning for a size only a burst share covers.
+// `meters`: the caller calls bg_fw_db_meter within each window (burstgate-sim's FirmwareLoop);
+// without it a dualbucket.main_slices above 1 is refused (the gateway's main bucket would get
+// slice 0 alone).
 void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmware &fw,
                    std::vector<std::string> &warnings, bool meters = false);
 
