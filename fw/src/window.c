@@ -228,6 +228,10 @@ int bg_fw_init(bg_fw *fw, const bg_fw_config *cfg, bg_bios_tenant *t, bg_bios_us
     }
     if (cfg->costadj && (fw->err_field = bg_ca_config_error(&cfg->ca)) != NULL)
         return BG_FW_E_COSTADJ;
+    if (cfg->costadj == BG_FW_COSTADJ_BURST && cfg->burst_excess == NULL) {
+        fw->err_field = "burst_excess";
+        return BG_FW_E_COSTADJ;
+    }
     if ((cfg->carry_max == NULL) != (cfg->granted == NULL)) {
         fw->err_field = "carry_max";
         return BG_FW_E_CARRY;
@@ -310,9 +314,12 @@ int bg_fw_init(bg_fw *fw, const bg_fw_config *cfg, bg_bios_tenant *t, bg_bios_us
     write_pool(hal, BG_CTRL_GLOBAL(0), &global);
     if (cfg->costadj)
         bg_ca_init(&fw->ca, &cfg->ca, cfg->costadj == BG_FW_COSTADJ_COST ? hal : NULL);
-    if (cfg->costadj == BG_FW_COSTADJ_BURST) /* a device reused after a COST run keeps no factor */
+    if (cfg->costadj == BG_FW_COSTADJ_BURST) { /* a device reused after a COST run keeps no factor */
         for (unsigned d = 0; d < BG_COST_DIMS; d++)
             bg_hal_write(hal, BG_COST_FACTOR(d), BG_CA_ONE);
+        for (uint32_t i = 0; i < n; i++)
+            cfg->burst_excess[i] = (bg_fw_excess){{0}};
+    }
     fw->count_factor = BG_CA_ONE;
     write_count_grants(fw, hal, true);
     bg_hal_write(hal, BG_CTRL_WINDOW, BG_WINDOW_COMMIT);
@@ -328,6 +335,39 @@ static uint32_t div_factor(uint32_t x, uint32_t f)
     return f <= BG_CA_ONE ? x : (uint32_t)(((uint64_t)x << BG_FACTOR_FRAC_BITS) / f);
 }
 
+/* Under BG_FW_COSTADJ_BURST, whether tenant i's surplus is divided this window: its excess
+ * (window.h burst_excess), updated from the window's usage, above its tolerance in some
+ * dimension. The tolerance is the carry's bound: what the contract already lets a tenant spend
+ * above its base in one window from what it left earlier. A tenant within its base on average
+ * keeps BIOS's grant: its clumps fill e no faster than its quiet windows drain it, and what it
+ * left unused while its clients were slow (down to burst_credit_windows of its base) it may
+ * catch up undivided. One that runs above its base fills e within a few windows and is divided
+ * from then on, until it has spent as much below its base as it ran above. */
+static bool sustained_burst(bg_fw *fw, uint32_t i)
+{
+    bg_fw_excess *e = &fw->cfg.burst_excess[i];
+    const bg_vec *base = &fw->t[i].res_base;
+    if ((fw->bios.dropped[i / 64u] >> (i % 64u)) & 1u) {
+        /* Dropped: idle since its allocation decayed to the floor, granted no surplus, and not
+         * visited again until it wakes; it wakes with no excess (and no credit counted for the
+         * windows it slept). */
+        for (unsigned d = 0; d < BG_COST_DIMS; d++)
+            e->d[d] = 0;
+        return false;
+    }
+    const bg_vec *tol = fw->cfg.carry_max ? &fw->cfg.carry_max[i] : base;
+    const int64_t most = (int64_t)1 << 62; /* no wrap in any run: usage adds < 2^32 a window */
+    bool over = false;
+    for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+        const int64_t credit = -(int64_t)((uint64_t)base->d[d] * fw->cfg.burst_credit_windows);
+        int64_t x = e->d[d] + (int64_t)fw->u[i].usage.d[d] - (int64_t)base->d[d];
+        x = x < credit ? credit : x > most ? most : x;
+        e->d[d] = x;
+        over = over || x > (int64_t)tol->d[d];
+    }
+    return over;
+}
+
 /* Under BG_FW_COSTADJ_BURST the part of the allocation above the base is divided by the
  * adjustment's factor (window.h), and so is the surplus the tenant lends: a borrower takes from
  * the lender's grant too, and a lend above the shrunk surplus would let it take the lender's
@@ -336,7 +376,7 @@ static uint32_t div_factor(uint32_t x, uint32_t f)
 static void write_grant(bg_fw *fw, const bg_hal *hal, uint32_t i)
 {
     bg_vec alloc = fw->t[i].alloc, lend = fw->t[i].lend;
-    if (fw->cfg.costadj == BG_FW_COSTADJ_BURST)
+    if (fw->cfg.costadj == BG_FW_COSTADJ_BURST && sustained_burst(fw, i))
         for (unsigned d = 0; d < BG_COST_DIMS; d++) {
             const uint32_t f = fw->ca.factor[d], base = fw->t[i].res_base.d[d];
             if (alloc.d[d] > base)

@@ -34,6 +34,7 @@ struct Rig {
     std::vector<bg_bios_usage> u;
     std::vector<std::uint16_t> sched, burst;
     std::vector<bg_vec> carry, granted;
+    std::vector<bg_fw_excess> excess;      // cost_adjust burst's storage
     std::vector<std::uint64_t> count_q16;  // the IOPS cap, off when empty
     std::vector<std::uint64_t> count_have;
     bg_fw fw{};
@@ -41,9 +42,10 @@ struct Rig {
     // n tenants, each with base = burst = `contract` (per window) but tenant 1's burst
     // `burst1`; carry on or off.
     Rig(std::uint32_t n, std::uint32_t scheduler, const bg_vec &contract, const bg_vec &burst1, bool carry_on,
-        bool composed = false, std::vector<std::uint64_t> count = {}, std::uint32_t costadj = 0)
+        bool composed = false, std::vector<std::uint64_t> count = {}, std::uint32_t costadj = 0,
+        std::uint32_t credit_windows = 0)
         : dev(open_device("model", AgentParams{n, 1, 1, 16})), hal(dev->hal()), t(n), u(n), sched(n), burst(n),
-          carry(n, kIo), granted(n), count_q16(std::move(count)), count_have(count_q16.size())
+          carry(n, kIo), granted(n), excess(n), count_q16(std::move(count)), count_have(count_q16.size())
     {
         for (std::uint32_t i = 0; i < n; i++) {
             t[i].res_base = contract;
@@ -64,6 +66,8 @@ struct Rig {
         // Every completion reports 100 ns of SA delay (run()): above this target, so with the
         // adjustment on every window with 16 completions raises the factor.
         cfg.costadj = costadj;
+        cfg.burst_excess = excess.data();
+        cfg.burst_credit_windows = credit_windows;
         bg_ca_default_config(&cfg.ca, 50);
         if (scheduler == BG_SCHED_DUALBUCKET) {
             cfg.db.main_size = ios(50);
@@ -235,6 +239,60 @@ TEST(WindowContract, BurstAdjustmentWritesBasePlusTheDividedSurplus)
             lends |= i == 1 && t.lend.d[d] > 0;
         }
     EXPECT_TRUE(surplus && lends);  // the neighbour is bursting: the check is not vacuous
+}
+
+// BG_FW_COSTADJ_BURST divides only a sustained burst. Tenant 1 (base 10, burst 90) offers 14 and
+// 6 I/Os in turn, its base on average, as a closed loop's clumps do; tenant 0 offers its base.
+// The factor climbs to 8 (every window has 16 completions or more, all above target), but tenant
+// 1's excess (window.h burst_excess) never passes its tolerance, one window's base without the
+// carry: BIOS's grant is written as it is and its clumps are admitted as before the adjustment
+// moved. The same tenant offering 40 every window runs above its base from the first window and
+// is held to base + (alloc - base) / 8, alloc at most its burst: 10 + 80 / 8. Catches dividing every tenant's surplus (the uneven
+// tenant then gets about 10 of its 14 in each busy window), never dividing, or an excess that
+// does not drain below the base.
+TEST(WindowContract, BurstAdjustmentDividesOnlyASustainedBurst)
+{
+    const auto uneven = [](int w, std::uint32_t i) { return i ? (w % 2 ? 6 : 14) : 10; };
+    Rig r(2, BG_SCHED_BIOS, ios(10), ios(90), false, false, {}, BG_FW_COSTADJ_BURST);
+    r.run(60, uneven);
+    ASSERT_EQ(r.fw.ca.factor[BG_DIM_CPU], 8u * BG_CA_ONE);
+    const std::vector<int> got = r.run(200, uneven);
+    EXPECT_EQ(got[0], 10 * 200);
+    EXPECT_GE(got[1], 10 * 200 * 99 / 100);
+    for (unsigned d = 0; d < BG_COST_DIMS; d++)
+        EXPECT_LE(r.excess[1].d[d], std::int64_t{r.t[1].res_base.d[d]}) << d;
+
+    Rig s(2, BG_SCHED_BIOS, ios(10), ios(90), false, false, {}, BG_FW_COSTADJ_BURST);
+    s.run(60, [](int, std::uint32_t i) { return i ? 40 : 10; });
+    ASSERT_EQ(s.fw.ca.factor[BG_DIM_CPU], 8u * BG_CA_ONE);
+    const std::vector<int> held = s.run(200, [](int, std::uint32_t i) { return i ? 40 : 10; });
+    EXPECT_EQ(held[0], 10 * 200);
+    EXPECT_GE(held[1], 10 * 200);
+    EXPECT_LE(held[1], (10 + 80 / 8 + 1) * 200);
+
+    Rig plain(2, BG_SCHED_BIOS, ios(10), ios(90), false);  // no adjustment: the burst is served
+    EXPECT_GT(plain.run(200, [](int, std::uint32_t i) { return i ? 40 : 10; })[1], 39 * 200);
+}
+
+// The credit of burst_credit_windows: tenant 1 (base 10, burst 90) offers 6 of its 10 for 160
+// windows (16 completions a window: the factor climbs to 8), as a closed loop whose clients the
+// host slowed, then 40 a window. With 50 windows of credit it catches up undivided -- about 500 I/Os, what it left, beyond what the divided grant
+// (10 + 80 / 8) gives -- and is then divided; with none it is divided from the first window.
+// Catches a credit that is not counted, one that is not bounded (it would take 40 a window
+// throughout), or a credit that lets it past its tolerance.
+TEST(WindowContract, BurstAdjustmentLetsASlowedTenantCatchUpWithinItsCredit)
+{
+    const auto slow_then_fast = [](int w, std::uint32_t i) { return i ? (w < 160 ? 6 : 40) : 10; };
+    std::vector<int> caught(2);
+    for (const std::uint32_t credit : {0u, 50u}) {
+        Rig r(2, BG_SCHED_BIOS, ios(10), ios(90), false, false, {}, BG_FW_COSTADJ_BURST, credit);
+        r.run(160, slow_then_fast);
+        ASSERT_EQ(r.fw.ca.factor[BG_DIM_CPU], 8u * BG_CA_ONE);
+        caught[credit ? 1 : 0] = r.run(100, [&](int w, std::uint32_t i) { return slow_then_fast(w + 160, i); })[1];
+    }
+    EXPECT_LE(caught[0], (10 + 80 / 8 + 1) * 100);
+    EXPECT_GE(caught[1] - caught[0], 250);
+    EXPECT_LE(caught[1] - caught[0], 500 + 2 * 10);
 }
 
 // The exact IOPS cap (TENANT.COUNT_GRANT): tenant 0's cost vector buys 10 I/Os a window, but

@@ -75,6 +75,11 @@ enum {
     /* otherwise a BG_BIOS_E_* code from bg_bios_init / bg_basecbs_alloc */
 };
 
+/* A tenant's usage above its base, summed over windows (cost_adjust BURST): signed, per dimension. */
+typedef struct bg_fw_excess {
+    int64_t d[BG_COST_DIMS];
+} bg_fw_excess;
+
 typedef struct bg_fw_config {
     uint32_t scheduler;     /* BG_SCHED_* */
     bg_bios_params bios;    /* total per window (every scheduler), BIOS ratios */
@@ -130,6 +135,16 @@ typedef struct bg_fw_config {
      * deficit counter is its own carry. */
     bg_libra_params libra;
     bg_libra_tenant *libra_t;
+    /* costadj == BG_FW_COSTADJ_BURST only (burst_excess required then): [n] caller storage, per
+     * tenant and dimension how far its usage has run above its base, every window
+     * e = max(e + usage - res_base, -res_base x burst_credit_windows). Only a tenant whose e
+     * exceeds its tolerance (its carry_max with the carry on, else one window's base) in some
+     * dimension has its surplus divided: a tenant within its base on average -- over the last
+     * burst_credit_windows windows at most -- is not bursting, and cutting the clumps of a closed
+     * loop's large I/Os, or its catching up after its clients were slow, defers what its contract
+     * pays for (docs/contracts.md). 0 windows: its clumps only, no catching up. */
+    bg_fw_excess *burst_excess;
+    uint32_t burst_credit_windows;
 } bg_fw_config;
 
 typedef struct bg_fw {

@@ -404,6 +404,9 @@ void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmw
     f.burst_list.assign(n, 0);
     f.carry_max.assign(n, bg_vec{});
     f.granted.assign(n, bg_vec{});
+    f.burst_excess.assign(n, bg_fw_excess{});
+    cfg.burst_excess = f.burst_excess.data();
+    cfg.burst_credit_windows = sat32(std::ceil(d.burst_credit_ms * 1e6 / double(sc.window_ns)));
     for (std::size_t i = 0; i < n; i++) {
         const Tenant &t = sc.tenants[i];
         f.t[i].res_base = contract_vector(d, t, t.base, sc.window_ns);

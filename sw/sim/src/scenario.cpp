@@ -156,7 +156,7 @@ void load_dpu(const Loader &L, const YAML::Node &n, Dpu &d)
 {
     const std::string P = "dpu";
     L.check_keys(n, P, {"threads", "lb_policy", "cpu_ns", "ingress_gbps", "egress_gbps", "swlimit_mbps",
-                        "backend_us", "reserved_share", "target_delay_us", "adjust_max", "estimate_error", "cost_adjust", "sa_discipline",
+                        "backend_us", "reserved_share", "target_delay_us", "adjust_max", "burst_credit_ms", "estimate_error", "cost_adjust", "sa_discipline",
                         "queue_depth", "header_bytes", "bios_alpha", "bios_weight_throttle", "buffers", "provision", "grant_carry", "iops_cap", "sa_loop", "vop_curve"});
     if (n["threads"]) d.threads = L.u32(n["threads"], P + ".threads", 1, BG_QUEUES_MAX);
     if (n["lb_policy"])
@@ -185,6 +185,7 @@ void load_dpu(const Loader &L, const YAML::Node &n, Dpu &d)
     if (n["target_delay_us"]) d.target_delay_us = L.number(n["target_delay_us"], P + ".target_delay_us", 0.001, 4e6);
     // COST.FACTOR is Q4.12 in 16 bits: 65535 / 4096, just under 16.
     if (n["adjust_max"]) d.adjust_max = L.number(n["adjust_max"], P + ".adjust_max", 1, 65535.0 / 4096);
+    if (n["burst_credit_ms"]) d.burst_credit_ms = L.number(n["burst_credit_ms"], P + ".burst_credit_ms", 0, 60000);
     if (n["estimate_error"]) d.estimate_error = L.number(n["estimate_error"], P + ".estimate_error", 0.01, 100);
     if (n["sa_discipline"])
         d.sa_round_robin = choose<bool>(L, n["sa_discipline"], P + ".sa_discipline", {{"rr", true}, {"fifo", false}});

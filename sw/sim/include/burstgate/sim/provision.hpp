@@ -83,6 +83,7 @@ struct Firmware {
     std::vector<bg_bios_usage> u;
     std::vector<std::uint16_t> sched_list, burst_list;
     std::vector<bg_vec> carry_max, granted;  // the grant carry (window.h), when the scenario has it on
+    std::vector<bg_fw_excess> burst_excess;  // dpu.cost_adjust: burst (window.h)
     std::vector<bg_libra_tenant> libra;     // scheduler: ddrr (libra.h)
     std::vector<std::uint64_t> count_q16;    // the exact IOPS cap (window.h), when dpu.iops_cap is on
     std::vector<std::uint64_t> count_have, count_carry_max;

@@ -54,6 +54,7 @@ struct Dpu {
     double reserved_share = 0.05;
     double target_delay_us = 200;
     double adjust_max = 8;           // the adjustment's ceiling (costadj.h factor_max), 1 .. ~16
+    double burst_credit_ms = 1000;   // cost_adjust burst: how long a within-base tenant's unused base counts (window.h)
     double estimate_error = 1.0;
     // added
     bool sa_round_robin = true;      // sa_discipline: rr (SA polls tenants' queues) | fifo
