@@ -232,6 +232,11 @@ int bg_fw_init(bg_fw *fw, const bg_fw_config *cfg, bg_bios_tenant *t, bg_bios_us
         fw->err_field = "burst_excess";
         return BG_FW_E_COSTADJ;
     }
+    /* base x windows stays below 2^62 for any 32-bit base (sustained_burst's int64 excess). */
+    if (cfg->costadj == BG_FW_COSTADJ_BURST && cfg->burst_credit_windows > (1u << 30)) {
+        fw->err_field = "burst_credit_windows";
+        return BG_FW_E_COSTADJ;
+    }
     if ((cfg->carry_max == NULL) != (cfg->granted == NULL)) {
         fw->err_field = "carry_max";
         return BG_FW_E_CARRY;
@@ -318,7 +323,7 @@ int bg_fw_init(bg_fw *fw, const bg_fw_config *cfg, bg_bios_tenant *t, bg_bios_us
         for (unsigned d = 0; d < BG_COST_DIMS; d++)
             bg_hal_write(hal, BG_COST_FACTOR(d), BG_CA_ONE);
         for (uint32_t i = 0; i < n; i++)
-            cfg->burst_excess[i] = (bg_fw_excess){{0}};
+            cfg->burst_excess[i] = (bg_fw_excess){{0}, 0};
     }
     fw->count_factor = BG_CA_ONE;
     write_count_grants(fw, hal, true);
@@ -337,33 +342,30 @@ static uint32_t div_factor(uint32_t x, uint32_t f)
 
 /* Under BG_FW_COSTADJ_BURST, whether tenant i's surplus is divided this window: its excess
  * (window.h burst_excess), updated from the window's usage, above its tolerance in some
- * dimension. The tolerance is the carry's bound: what the contract already lets a tenant spend
- * above its base in one window from what it left earlier. A tenant within its base on average
- * keeps BIOS's grant: its clumps fill e no faster than its quiet windows drain it, and what it
- * left unused while its clients were slow (down to burst_credit_windows of its base) it may
- * catch up undivided. One that runs above its base fills e within a few windows and is divided
- * from then on, until it has spent as much below its base as it ran above. */
+ * dimension. The tolerance is what the carry already lets a tenant spend above its base in one
+ * window (at least one window's base). A tenant within its base on average keeps BIOS's grant:
+ * its clumps fill e no faster than its quiet windows drain it, and what it left unused while
+ * its clients were slow (down to burst_credit_windows of its base) it may catch up undivided.
+ * One that runs above its base by more than that is divided until it is back within its base
+ * and has spent up to one tolerance below it. Windows in which BIOS did not visit the tenant
+ * (dropped: idle) count as unused base. */
 static bool sustained_burst(bg_fw *fw, uint32_t i)
 {
     bg_fw_excess *e = &fw->cfg.burst_excess[i];
     const bg_vec *base = &fw->t[i].res_base;
-    if ((fw->bios.dropped[i / 64u] >> (i % 64u)) & 1u) {
-        /* Dropped: idle since its allocation decayed to the floor, granted no surplus, and not
-         * visited again until it wakes; it wakes with no excess (and no credit counted for the
-         * windows it slept). */
-        for (unsigned d = 0; d < BG_COST_DIMS; d++)
-            e->d[d] = 0;
-        return false;
-    }
-    const bg_vec *tol = fw->cfg.carry_max ? &fw->cfg.carry_max[i] : base;
-    const int64_t most = (int64_t)1 << 62; /* no wrap in any run: usage adds < 2^32 a window */
+    const uint64_t idle = fw->windows >= e->next ? (uint64_t)(fw->windows - e->next) : 0u;
+    e->next = fw->windows + 1u;
     bool over = false;
     for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+        const uint32_t c = fw->cfg.carry_max ? fw->cfg.carry_max[i].d[d] : 0u;
+        const int64_t tol = (int64_t)(c > base->d[d] ? c : base->d[d]);
         const int64_t credit = -(int64_t)((uint64_t)base->d[d] * fw->cfg.burst_credit_windows);
-        int64_t x = e->d[d] + (int64_t)fw->u[i].usage.d[d] - (int64_t)base->d[d];
-        x = x < credit ? credit : x > most ? most : x;
+        const uint64_t spent = (uint64_t)base->d[d] * (idle + 1u); /* < 2^64: idle < 2^32 */
+        int64_t x = e->d[d] + (int64_t)fw->u[i].usage.d[d];
+        x = spent > (uint64_t)(x - credit) ? credit : x - (int64_t)spent;
+        x = x > 2 * tol ? 2 * tol : x;
         e->d[d] = x;
-        over = over || x > (int64_t)tol->d[d];
+        over = over || x > tol;
     }
     return over;
 }

@@ -276,10 +276,12 @@ TEST(WindowContract, BurstAdjustmentDividesOnlyASustainedBurst)
 
 // The credit of burst_credit_windows: tenant 1 (base 10, burst 90) offers 6 of its 10 for 160
 // windows (16 completions a window: the factor climbs to 8), as a closed loop whose clients the
-// host slowed, then 40 a window. With 50 windows of credit it catches up undivided -- about 500 I/Os, what it left, beyond what the divided grant
-// (10 + 80 / 8) gives -- and is then divided; with none it is divided from the first window.
-// Catches a credit that is not counted, one that is not bounded (it would take 40 a window
-// throughout), or a credit that lets it past its tolerance.
+// host slowed, then 40 a window. Its excess then sits at the credit's floor, -50 windows of its
+// base (it left 640 I/Os unused, 500 count), and it catches up undivided until the excess is
+// back above its tolerance: about 360 I/Os more than the divided grant (10 + 80 / 8 a window)
+// gives in the same 100 windows. With no credit it is divided from the first window. Catches a
+// credit that is not counted, an unbounded one (the floor would be -640), and one that lets it
+// past its tolerance (more than 500 + 2 x 10 beyond).
 TEST(WindowContract, BurstAdjustmentLetsASlowedTenantCatchUpWithinItsCredit)
 {
     const auto slow_then_fast = [](int w, std::uint32_t i) { return i ? (w < 160 ? 6 : 40) : 10; };
@@ -288,11 +290,41 @@ TEST(WindowContract, BurstAdjustmentLetsASlowedTenantCatchUpWithinItsCredit)
         Rig r(2, BG_SCHED_BIOS, ios(10), ios(90), false, false, {}, BG_FW_COSTADJ_BURST, credit);
         r.run(160, slow_then_fast);
         ASSERT_EQ(r.fw.ca.factor[BG_DIM_CPU], 8u * BG_CA_ONE);
+        for (unsigned d = 0; d < BG_COST_DIMS; d++)
+            EXPECT_EQ(r.excess[1].d[d], -std::int64_t{r.t[1].res_base.d[d]} * credit) << d;
         caught[credit ? 1 : 0] = r.run(100, [&](int w, std::uint32_t i) { return slow_then_fast(w + 160, i); })[1];
     }
     EXPECT_LE(caught[0], (10 + 80 / 8 + 1) * 100);
-    EXPECT_GE(caught[1] - caught[0], 250);
+    EXPECT_GE(caught[1] - caught[0], 300);
     EXPECT_LE(caught[1] - caught[0], 500 + 2 * 10);
+}
+
+// A past burst is forgiven: tenant 1 runs at 40 a window for 100 windows (divided: its excess
+// at the ceiling, twice its tolerance), then offers 14 and 6 in turn, its base on average. Its
+// excess drains once it is back within its base, and it is undivided again: in the last 100 of
+// 300 windows it gets all of its 1000. And the windows in which BIOS does not visit a tenant
+// (asleep: dropped) count as base it left unused: after the same burst and 100 windows asleep,
+// offering 40 a window it catches up on up to 100 windows of its base undivided (2604 in 100
+// windows, BIOS's allocation rising from the floor first), where counting only the windows it
+// was visited in leaves it the few before BIOS dropped it (1932: divided nearly throughout). Catches an excess without a ceiling
+// (a burst of any length then cuts its clumps for as long) and sleep not counted.
+TEST(WindowContract, BurstAdjustmentForgivesAPastBurst)
+{
+    const auto burst_then_even = [](int w, std::uint32_t i) { return i ? (w < 100 ? 40 : w % 2 ? 6 : 14) : 10; };
+    Rig r(2, BG_SCHED_BIOS, ios(10), ios(90), false, false, {}, BG_FW_COSTADJ_BURST, 1000);
+    r.run(100, burst_then_even);
+    ASSERT_EQ(r.fw.ca.factor[BG_DIM_CPU], 8u * BG_CA_ONE);
+    EXPECT_EQ(r.excess[1].d[BG_DIM_CPU], 2 * std::int64_t{r.t[1].res_base.d[BG_DIM_CPU]});
+    r.run(200, [&](int w, std::uint32_t i) { return burst_then_even(w + 100, i); });
+    EXPECT_EQ(r.run(100, [&](int w, std::uint32_t i) { return burst_then_even(w + 300, i); })[1], 1000);
+
+    Rig s(2, BG_SCHED_BIOS, ios(10), ios(90), false, false, {}, BG_FW_COSTADJ_BURST, 1000);
+    s.run(100, burst_then_even);
+    s.run(100, [](int, std::uint32_t i) { return i ? 0 : 10; });
+    EXPECT_TRUE((s.fw.bios.dropped[0] >> 1) & 1u);  // asleep: BIOS does not visit it
+    const int woke = s.run(100, [](int, std::uint32_t i) { return i ? 40 : 10; })[1];
+    EXPECT_GE(woke, 2400);
+    EXPECT_LE(woke, 2000 + 1000 + 2 * 10 * 4);
 }
 
 // The exact IOPS cap (TENANT.COUNT_GRANT): tenant 0's cost vector buys 10 I/Os a window, but

@@ -156,6 +156,22 @@ def test_one_case_alone_is_judged_on_its_own_criteria():
     assert len(lines) == 4 and all(what.startswith("case 1") for _, what in lines)
 
 
+def test_a_victim_the_host_cannot_carry_alone_is_noted_not_excused():
+    # The victim alone (no neighbour) on each server: when either gets less than 97 % of its
+    # demand, a note says the demand is above the host's QD1 round trip; the IOPS line itself
+    # is still judged, a MISS below 97 %.
+    res = good_run()
+    res[compare_qemu.BG]["victim_iops"] = 2000
+    for name, alone in ((compare_qemu.BG, 2300), (compare_qemu.QEMU, 2100)):
+        res[name]["alone"] = {"victim_iops": alone, "victim_mean_us": 400, "victim_p99_us": 900}
+    lines = compare_qemu.judge(res, 3000, SC56)
+    notes = [what for ok, what in lines if ok is None and what.startswith("case 1")]
+    assert len(notes) == 1 and "2300 IOPS on burstgate bios" in notes[0] and "2100" in notes[0], notes
+    assert any("victim IOPS 2000" in m for m in missed(res))
+    res[compare_qemu.QEMU]["alone"]["victim_iops"] = res[compare_qemu.BG]["alone"]["victim_iops"] = 2999
+    assert not [what for ok, what in compare_qemu.judge(res, 3000, SC56) if ok is None and what.startswith("case 1")]
+
+
 def test_connections_are_summed_per_tenant():
     # run_56 keeps fio's jobs apart (no --group_reporting) to show a tenant's connections'
     # spread; the tenant's figures are their sums, its clat the mean weighted by I/Os.

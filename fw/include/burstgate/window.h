@@ -68,16 +68,19 @@ enum {
     BG_FW_OK = 0,
     BG_FW_E_SCHEDULER = -10, /* scheduler is not a BG_SCHED_* value */
     BG_FW_E_DUALBUCKET = -11, /* bg_db_config_error() names the field */
-    BG_FW_E_COSTADJ = -12,    /* bg_ca_config_error() names the field, or "costadj" */
+    BG_FW_E_COSTADJ = -12,    /* bg_ca_config_error() names the field, or "costadj", "burst_excess", "burst_credit_windows" */
     BG_FW_E_CARRY = -13,      /* carry_max and granted: both set or both NULL */
     BG_FW_E_LIBRA = -14,      /* bg_libra_init() names the field */
     BG_FW_E_COUNT = -15       /* count_q16 and count_have: both set or both NULL */
     /* otherwise a BG_BIOS_E_* code from bg_bios_init / bg_basecbs_alloc */
 };
 
-/* A tenant's usage above its base, summed over windows (cost_adjust BURST): signed, per dimension. */
+/* A tenant's usage above its base, summed over windows (cost_adjust BURST): signed, per
+ * dimension; `next` is the window its next update is due in (the windows between, in which BIOS
+ * did not visit it, were idle). */
 typedef struct bg_fw_excess {
     int64_t d[BG_COST_DIMS];
+    uint32_t next;
 } bg_fw_excess;
 
 typedef struct bg_fw_config {
@@ -90,8 +93,8 @@ typedef struct bg_fw_config {
      * unspent grant that may roll into the next window's; and [n] caller storage for the
      * grant last written. The datapath refills a grant every window without carry-over, so
      * without it a tenant whose base buys a fractional number of its I/Os per window (2.29
-     * 128 KiB I/Os in a 1 ms window) gets only the whole part; the carry, capped at one
-     * largest I/O, pays the fractions out. */
+     * 128 KiB I/Os in a 1 ms window) gets only the whole part; the carry pays the fractions
+     * out (burstgate-sim's bound: docs/contracts.md). */
     const bg_vec *carry_max;
     bg_vec *granted;
     /* wild, with the carry on: the most of the GLOBAL budget left at a window's end that rolls
@@ -136,13 +139,15 @@ typedef struct bg_fw_config {
     bg_libra_params libra;
     bg_libra_tenant *libra_t;
     /* costadj == BG_FW_COSTADJ_BURST only (burst_excess required then): [n] caller storage, per
-     * tenant and dimension how far its usage has run above its base, every window
-     * e = max(e + usage - res_base, -res_base x burst_credit_windows). Only a tenant whose e
-     * exceeds its tolerance (its carry_max with the carry on, else one window's base) in some
-     * dimension has its surplus divided: a tenant within its base on average -- over the last
-     * burst_credit_windows windows at most -- is not bursting, and cutting the clumps of a closed
-     * loop's large I/Os, or its catching up after its clients were slow, defers what its contract
-     * pays for (docs/contracts.md). 0 windows: its clumps only, no catching up. */
+     * tenant and dimension how far its usage has run above its base; every window it is visited,
+     * e += usage - res_base x (windows since its last visit), clamped to
+     * [-res_base x burst_credit_windows, 2 x tol], tol = max(res_base, carry_max) (res_base
+     * without the carry). Only a tenant whose e exceeds tol in some dimension has its surplus
+     * divided: a tenant within its base on average -- its clumps, and its catching up on what
+     * it left unused over the last burst_credit_windows windows -- keeps BIOS's grant, since
+     * cutting a closed loop's clumps defers what its contract pays for (docs/contracts.md). The
+     * ceiling 2 x tol forgives a past burst: back within its base, a tenant is undivided again
+     * once it has spent tol below it. */
     bg_fw_excess *burst_excess;
     uint32_t burst_credit_windows;
 } bg_fw_config;
