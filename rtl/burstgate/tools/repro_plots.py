@@ -454,7 +454,7 @@ def query_timeline(r, path):
     completed (a stall) is drawn as a cross at the top."""
     fig, ax = plt.subplots(figsize=(10, 4.8))
     secs = range(len(r.history_mbps))
-    top = max(a for s in r.timeline for _, a, _ in r.timeline[s] if a is not None) * 2
+    top = max((a for s in r.timeline for _, a, _ in r.timeline[s] if a is not None), default=1000) * 2
     for s, tl in r.timeline.items():
         name, colour, marker = SCHED[s]
         ax.plot(secs, [a / 1000 if a is not None else float("nan") for _, a, _ in tl], marker=marker, color=colour,
