@@ -86,7 +86,8 @@ def fig28_md(r, pct):
 # DPU's software limit (Fig. 26's 3 GB/s: 4.5 GB/s), so each burst second leaves a backlog that
 # the quiet seconds drain within about a second -- spikes, as the paper's figure shows, and a
 # re-offered backlog small enough for a held test. The paper's 10 GB/s here is 3.3 x the limit:
-# its backlog does not drain within a 10-second history and one run takes minutes (docs/results.md).
+# one 1-s burst to it stalls WildCBS's database for over 3 s, and the two runs of a 6-s history
+# take 2 minutes (measured, docs/results.md).
 # The history is 12 seconds (the paper: 30 minutes) with two bursts, one second and two seconds long.
 FIG29_PEAK_OF_LIMIT = 1.5
 FIG29_SECONDS = 12
@@ -100,9 +101,9 @@ BURST_SHARE = (0.6, 1.0)
 
 def burst_history(seconds, seed, bursts):
     """A synthetic second-scale monitoring history of a burst disk: one value per second, the
-    share of the peak it carries, its largest second exactly 1.0 (the paper's history is
-    "amplified to the scale of" its peak). Quiet seconds draw QUIET_SHARE; each burst (start
-    second, length) starts at the peak and draws BURST_SHARE for its later seconds."""
+    share of the peak it carries. Quiet seconds draw QUIET_SHARE; each burst (start second,
+    length) starts at the peak itself, 1.0 (the paper's history is "amplified to the scale of"
+    its peak), and draws BURST_SHARE for its later seconds."""
     rng = random.Random(seed)
     h = [rng.uniform(*QUIET_SHARE) for _ in range(seconds)]
     for start, length in bursts:
