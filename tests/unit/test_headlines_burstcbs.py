@@ -141,8 +141,8 @@ def test_fig29_bios_keeps_the_database_flat_where_wildcbs_spikes(run, tmp_path):
     one and two seconds at 1.5 x the DPU's limit. Measured: WildCBS's per-second average 23.3 ms
     in the first burst, 33.7 / 286 / 771 ms over the second (3 and 1 queries completed in its
     last seconds), back to 0.05 ms in the quiet seconds; BIOS 0.05-0.12 ms throughout. About
-    40 s on a quiet machine (the deferred backlog is re-offered every window). Catches what the
-    short test catches, over two bursts."""
+    31 s of CPU, 1-4 minutes on the shared machine (the deferred backlog is re-offered every
+    window). Catches what the short test catches, over two bursts."""
     record = R.EXPERIMENTS["bcbs_fig29"].measure(run)
     assert_draws("bcbs_fig29", record, tmp_path)
     _fig29_held(record, R.reproduce_bcbs68.FIG29_BURSTS)
