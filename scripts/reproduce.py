@@ -717,6 +717,8 @@ EXPERIMENTS = {
     # BurstCBS §6.8 (scripts/reproduce_bcbs68.py).
     "bcbs_fig28": Experiment(lambda run: reproduce_bcbs68.fig28(run, load, tenant),
                              lambda r: reproduce_bcbs68.fig28_md(r, pct), "query_latency"),
+    "bcbs_fig29": Experiment(lambda run: reproduce_bcbs68.fig29(run, load, tenant), reproduce_bcbs68.fig29_md,
+                             "query_timeline"),
     # Libra (scripts/reproduce_libra.py).
     "libra_vs_bios": Experiment(lambda run: reproduce_libra.libra_vs_bios(run, load, tenant),
                                 reproduce_libra.libra_vs_bios_md, None),
