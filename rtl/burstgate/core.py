@@ -317,8 +317,11 @@ class Core(wiring.Component):
         NI, NE = self.ingress, self.egress
         blocks = {b.name: b for b in self._blocks}
         csr = {}
+        # The balancer takes DEPTH a cycle ahead: its "not full" is a register (issue 22).
+        lookahead = {"LB": ("DEPTH",)}
         for name in ("INFO", "LB", "BPOOL", "SEGMON"):
-            m.submodules[f"csr_{name.lower()}"] = csr[name] = CsrBlock(block=blocks[name])
+            m.submodules[f"csr_{name.lower()}"] = csr[name] = CsrBlock(block=blocks[name],
+                                                                       lookahead=lookahead.get(name, ()))
         targets = {"INFO": csr["INFO"].bus, "LB": csr["LB"].bus, "BPOOL": csr["BPOOL"].bus,
                    "SEGMON": csr["SEGMON"].bus, "COST": cost.bus, "CTRL": adm.ctrl_bus,
                    "TENANT": adm.tenant_bus}
@@ -372,7 +375,7 @@ class Core(wiring.Component):
         m.d.sync += seeded.eq(1)
         m.d.comb += [
             lb.policy.eq(regs.policy),
-            lb.depth.eq(regs.depth),
+            lb.depth.eq(regs.depth_next),
             lb.seed.eq(Mux(seeded, regs.ext_seed.w_data, 0)),
             lb.seed_load.eq(~seeded | regs.ext_seed.w_en),
         ]

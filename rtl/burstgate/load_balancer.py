@@ -154,8 +154,10 @@ class LoadBalancer(wiring.Component):
         offered I/O with no eligible member is a caller bug (it is decided to egress 0 and
         charged nowhere). It also completes only I/Os outstanding on their egress: a
         completion is applied as given (``underflow`` still reports one that exceeds what is
-        outstanding). Default False: ``ready`` also needs an eligible member, and a
-        completion exceeding what is outstanding changes nothing.
+        outstanding). And ``depth`` is read a cycle ahead (below), so that "not full" is a
+        register and the pick starts from it (issue 22). Default False: ``ready`` also needs
+        an eligible member, a completion exceeding what is outstanding changes nothing, and
+        ``depth`` is this cycle's.
 
     Members
     -------
@@ -173,6 +175,10 @@ class LoadBalancer(wiring.Component):
         Policy of this cycle's decision.
     depth : In(LB_DEPTH_BITS)
         Outstanding I/Os at which an egress queue is full (1..4095; 0: every queue is full).
+        With ``committed``: the depth in force from the next cycle on (the core's DEPTH
+        register after this cycle's write); the cycle after reset takes every queue as not
+        full, as any depth from 1 up does with no I/O outstanding (the core ignores a write
+        of 0, as the model does).
     map : In(data.ArrayLayout(egress_queues, ingress_queues))
         Egress set of each ingress queue, a bitmask.
     seed : In(32)
@@ -330,7 +336,13 @@ class LoadBalancer(wiring.Component):
         ne = self._egress
 
         not_full = Signal(ne)
-        m.d.comb += not_full.eq(Cat(self.out_ios[e] < self.depth for e in range(ne)))
+        if self._committed:
+            # From a register formed at the end of the previous cycle with the next counters and
+            # the next depth (below): the compare was the start of the pick's path.
+            not_full_r = Signal(ne, init=(1 << ne) - 1)
+            m.d.comb += not_full.eq(not_full_r)
+        else:
+            m.d.comb += not_full.eq(Cat(self.out_ios[e] < self.depth for e in range(ne)))
         req = self.i.payload
         elig = self._eligible(m, "req", req.ingress, not_full)
         m.d.comb += self.query_eligible.eq(self._eligible(m, "query", self.query_ingress, not_full))
@@ -457,6 +469,11 @@ class LoadBalancer(wiring.Component):
                 bad.append(bad_h)
             with m.If(Mux(hit, bad[1], bad[0])):
                 m.d.sync += self.underflow.eq(1)
+            if self._committed:
+                # Both outcomes compared ahead of the pick, as the counters are; the counter
+                # is stored in DEPTH bits, so the compare is of what is stored.
+                fits = [nxt_ios[h][:_DEPTH] < self.depth for h in (0, 1)]
+                m.d.sync += not_full_r[e].eq(Mux(hit, fits[1], fits[0]))
             m.d.sync += [
                 self.out_ios[e].eq(Mux(hit, nxt_ios[1], nxt_ios[0])),
                 self.out_ns[e].eq(Mux(hit, nxt_ns[1], nxt_ns[0])),

@@ -76,7 +76,8 @@ def drive(dut, steps, *, sink="always", rng=None, seed=0, committed=False):
     the log, the RTL's egress or -1 for a stalled cycle. ``committed``: drive as the core's
     admission does a ``committed`` balancer, offering a request only while
     ``query_eligible`` has a member for it (a cycle without one is the model's stall), and
-    check that ``ready`` does not depend on the request.
+    check that ``ready`` does not depend on the request; ``depth`` is then presented a cycle
+    ahead, as the core's DEPTH register's next value is.
     """
     log = ([], [], [])
     decisions, outputs, done = [], [], []
@@ -88,6 +89,7 @@ def drive(dut, steps, *, sink="always", rng=None, seed=0, committed=False):
 
     async def tb(ctx):
         waiting, n = [], 0
+        depth = None
         while n < len(steps) or waiting or len(outputs) < sum(d != -1 for d in decisions):
             assert n < 10 * len(steps) + 1000, "a request was never decided"
             step = steps[n] if n < len(steps) else ({"complete": "any"} if rng else {})
@@ -95,8 +97,13 @@ def drive(dut, steps, *, sink="always", rng=None, seed=0, committed=False):
                 ctx.set(dut.policy, step["policy"])
                 event(SET_POLICY, step["policy"])
             if "depth" in step:
-                ctx.set(dut.depth, step["depth"])
-                event(SET_DEPTH, step["depth"])
+                depth = step["depth"]
+                event(SET_DEPTH, depth)
+            if committed:
+                ahead = steps[n + 1] if n + 1 < len(steps) else {}
+                ctx.set(dut.depth, ahead.get("depth", depth if depth is not None else ctx.get(dut.depth)))
+            elif depth is not None:
+                ctx.set(dut.depth, depth)
             if "map" in step:
                 ctx.set(dut.map[step["map"][0]], step["map"][1])
                 event(SET_MAP, *step["map"])
