@@ -286,6 +286,30 @@ class LoadBalancer(wiring.Component):
         m.d.comb += pick_oh.eq(Cat(pick == e for e in range(self._egress)))
         return pick_oh
 
+    def _pairs(self, name):
+        """``lt[a, b]``: egress ``a``'s load is less than ``b``'s, for every ordered pair."""
+        ne = self._egress
+        return {(a, b): Signal(name=f"{name}_lt_{a}_{b}") for a in range(ne) for b in range(ne) if a != b}
+
+    def _pairs_next(self, m, lt, hits, nxt):
+        """Register ``lt`` from the next loads: ``nxt[e][h]`` is egress ``e``'s with ``h`` its
+        pick; each pair is compared for the three outcomes (neither picked, or one: the pick
+        is one-hot) ahead of the pick, which selects, as it selects the counters."""
+        for (a, b), r in lt.items():
+            m.d.sync += r.eq(Mux(hits[a], nxt[a][1] < nxt[b][0],
+                                 Mux(hits[b], nxt[a][0] < nxt[b][1], nxt[a][0] < nxt[b][0])))
+
+    def _least(self, m, elig, lt, name):
+        """As ``_jsq``, from the pairs' registers ``lt``: an eligible member is the pick when
+        it is strictly less than every eligible member below it and not more than any above
+        it (the least, the lowest index among equals)."""
+        ne = self._egress
+        pick_oh = Signal(ne, name=f"{name}_pick_oh")
+        for e in range(ne):
+            beats = [~elig[j] | (lt[e, j] if j < e else ~lt[j, e]) for j in range(ne) if j != e]
+            m.d.comb += pick_oh[e].eq(elig[e] & Cat(*beats).all() if beats else elig[e])
+        return pick_oh
+
     def _p2c_draws(self, m, advance):
         """The P2C tables of the LFSR's current state, registered, and the cycle they settle.
 
@@ -363,8 +387,16 @@ class LoadBalancer(wiring.Component):
         rr_pick = Signal(ne)
         m.d.comb += rr_pick.eq(Mux(at_or_after.any(), _lowest_onehot(m, at_or_after, "rr_after"), static_pick))
 
-        jsq_pick = self._jsq(m, elig)
-        least_ios_pick = self._jsq(m, elig, self.out_ios, "least_ios")
+        if self._committed:
+            # Which of every two egress queues has less outstanding (ns, I/Os) is a register,
+            # formed with the next counters (below), so the picks that compare loads are
+            # AND-ORs of registers instead of compares of the counters (issue 22).
+            ns_lt, ios_lt = self._pairs("ns"), self._pairs("ios")
+            jsq_pick = self._least(m, elig, ns_lt, "jsq")
+            least_ios_pick = self._least(m, elig, ios_lt, "least_ios")
+        else:
+            jsq_pick = self._jsq(m, elig)
+            least_ios_pick = self._jsq(m, elig, self.out_ios, "least_ios")
 
         # Power of two choices. The draws depend on the LFSR state alone, which moves only on a
         # P2C decision or a seed load, so everything they decide is registered a step ahead:
@@ -384,12 +416,19 @@ class LoadBalancer(wiring.Component):
             for e, table in ((e1, p2c_first), (e2, p2c_second)):
                 row = Array(Array(table[r, a] for a in range(ne - p)) for r in range(p + 1))
                 m.d.comb += e[p].eq(elig[p] & row[rank][above])
-        ns1 = Signal(_NS)
-        ns2 = Signal(_NS)
-        m.d.comb += [ns1.eq(_select(e1, [self.out_ns[e] for e in range(ne)])),
-                     ns2.eq(_select(e2, [self.out_ns[e] for e in range(ne)]))]
         p2c_pick = Signal(ne)
-        m.d.comb += p2c_pick.eq(Mux(ns2 < ns1, e2, e1))
+        second_less = Signal()
+        if self._committed:
+            # The two candidates' compare from the pairs' registers. The same member drawn
+            # twice (one eligible) is no pair: the first is taken, as on a tie.
+            m.d.comb += second_less.eq(or_tree([e2[b] & e1[a] & ns_lt[b, a] for (b, a) in ns_lt]))
+        else:
+            ns1 = Signal(_NS)
+            ns2 = Signal(_NS)
+            m.d.comb += [ns1.eq(_select(e1, [self.out_ns[e] for e in range(ne)])),
+                         ns2.eq(_select(e2, [self.out_ns[e] for e in range(ne)])),
+                         second_less.eq(ns2 < ns1)]
+        m.d.comb += p2c_pick.eq(Mux(second_less, e2, e1))
 
         pick_oh = Signal(ne)
         with m.Switch(self.policy):
@@ -449,9 +488,11 @@ class LoadBalancer(wiring.Component):
         # Both outcomes of the decision (this egress picked or not) are computed from the
         # counters and the completion alone; the pick, the end of the longest path, only
         # chooses between them.
+        hits, next_ns, next_ios = [], [], []
         for e in range(ne):
             hit = Signal(name=f"hit{e}")
             m.d.comb += hit.eq(accept & pick_oh[e])
+            hits.append(hit)
             mine = done.valid & (done.payload.egress == e)
             nxt_ios, nxt_ns, bad = [], [], []
             for h in (0, 1):
@@ -465,8 +506,14 @@ class LoadBalancer(wiring.Component):
                 # adds), so the check is not in front of the counters (issue 22).
                 take = mine if self._committed else mine & ~bad_h
                 nxt_ios.append(ios1 - take)
-                nxt_ns.append(ns1 - Mux(take, done_charge, 0))
+                ns_h = ns1 - Mux(take, done_charge, 0)
+                if self._committed:  # compared below: the stored width
+                    ns_h = Signal(_NS, name=f"ns_next{e}_{h}")
+                    m.d.comb += ns_h.eq(ns1 - Mux(take, done_charge, 0))
+                nxt_ns.append(ns_h)
                 bad.append(bad_h)
+            next_ns.append(nxt_ns)
+            next_ios.append([v[:_DEPTH] for v in nxt_ios])
             with m.If(Mux(hit, bad[1], bad[0])):
                 m.d.sync += self.underflow.eq(1)
             if self._committed:
@@ -480,5 +527,8 @@ class LoadBalancer(wiring.Component):
             ]
         with m.If(done.valid & (done.payload.egress >= ne)):
             m.d.sync += self.underflow.eq(1)
+        if self._committed:
+            self._pairs_next(m, ns_lt, hits, next_ns)
+            self._pairs_next(m, ios_lt, hits, next_ios)
 
         return m
