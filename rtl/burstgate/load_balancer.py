@@ -291,13 +291,15 @@ class LoadBalancer(wiring.Component):
         ne = self._egress
         return {(a, b): Signal(name=f"{name}_lt_{a}_{b}") for a in range(ne) for b in range(ne) if a != b}
 
-    def _pairs_next(self, m, lt, hits, nxt):
-        """Register ``lt`` from the next loads: ``nxt[e][h]`` is egress ``e``'s with ``h`` its
-        pick; each pair is compared for the three outcomes (neither picked, or one: the pick
-        is one-hot) ahead of the pick, which selects, as it selects the counters."""
+    def _pairs_next(self, m, lt, hits, completed, nxt):
+        """Register ``lt`` from the next loads: ``nxt[t][e][h]`` is egress ``e``'s with ``h``
+        its pick and ``t`` the completion's valid; each pair is compared for the three
+        outcomes of the pick (neither picked, or one: the pick is one-hot) and the two of the
+        completion ahead of both, which select, as the pick selects the counters."""
         for (a, b), r in lt.items():
-            m.d.sync += r.eq(Mux(hits[a], nxt[a][1] < nxt[b][0],
-                                 Mux(hits[b], nxt[a][0] < nxt[b][1], nxt[a][0] < nxt[b][0])))
+            less = [Mux(hits[a], n[a][1] < n[b][0], Mux(hits[b], n[a][0] < n[b][1], n[a][0] < n[b][0]))
+                    for n in nxt]
+            m.d.sync += r.eq(Mux(completed, less[1], less[0]))
 
     def _least(self, m, elig, lt, name):
         """As ``_jsq``, from the pairs' registers ``lt``: an eligible member is the pick when
@@ -488,7 +490,9 @@ class LoadBalancer(wiring.Component):
         # Both outcomes of the decision (this egress picked or not) are computed from the
         # counters and the completion alone; the pick, the end of the longest path, only
         # chooses between them.
-        hits, next_ns, next_ios = [], [], []
+        hits = []
+        next_ns = [[[] for _ in range(ne)] for _ in (0, 1)]   # [t][e][h]
+        next_ios = [[[] for _ in range(ne)] for _ in (0, 1)]
         for e in range(ne):
             hit = Signal(name=f"hit{e}")
             m.d.comb += hit.eq(accept & pick_oh[e])
@@ -506,21 +510,27 @@ class LoadBalancer(wiring.Component):
                 # adds), so the check is not in front of the counters (issue 22).
                 take = mine if self._committed else mine & ~bad_h
                 nxt_ios.append(ios1 - take)
-                ns_h = ns1 - Mux(take, done_charge, 0)
-                if self._committed:  # compared below: the stored width
-                    ns_h = Signal(_NS, name=f"ns_next{e}_{h}")
-                    m.d.comb += ns_h.eq(ns1 - Mux(take, done_charge, 0))
-                nxt_ns.append(ns_h)
+                nxt_ns.append(ns1 - Mux(take, done_charge, 0))
                 bad.append(bad_h)
-            next_ns.append(nxt_ns)
-            next_ios.append([v[:_DEPTH] for v in nxt_ios])
+                if self._committed:
+                    # The loads compared below, for each outcome of the pick (h) and of the
+                    # completion's valid (t), which comes late (the core's check of the
+                    # head): its egress and charge are early, and only select. Stored widths.
+                    on_e = done.payload.egress == e
+                    for t in (0, 1):
+                        c_ios = Signal(_DEPTH, name=f"ios_next{e}_{h}_{t}")
+                        c_ns = Signal(_NS, name=f"ns_next{e}_{h}_{t}")
+                        m.d.comb += [c_ios.eq(ios1 - on_e if t else ios1),
+                                     c_ns.eq(ns1 - Mux(on_e, done_charge, 0) if t else ns1)]
+                        next_ios[t][e].append(c_ios)
+                        next_ns[t][e].append(c_ns)
             with m.If(Mux(hit, bad[1], bad[0])):
                 m.d.sync += self.underflow.eq(1)
             if self._committed:
                 # Both outcomes compared ahead of the pick, as the counters are; the counter
                 # is stored in DEPTH bits, so the compare is of what is stored.
-                fits = [nxt_ios[h][:_DEPTH] < self.depth for h in (0, 1)]
-                m.d.sync += not_full_r[e].eq(Mux(hit, fits[1], fits[0]))
+                fits = [Mux(hit, next_ios[t][e][1] < self.depth, next_ios[t][e][0] < self.depth) for t in (0, 1)]
+                m.d.sync += not_full_r[e].eq(Mux(done.valid, fits[1], fits[0]))
             m.d.sync += [
                 self.out_ios[e].eq(Mux(hit, nxt_ios[1], nxt_ios[0])),
                 self.out_ns[e].eq(Mux(hit, nxt_ns[1], nxt_ns[0])),
@@ -528,7 +538,7 @@ class LoadBalancer(wiring.Component):
         with m.If(done.valid & (done.payload.egress >= ne)):
             m.d.sync += self.underflow.eq(1)
         if self._committed:
-            self._pairs_next(m, ns_lt, hits, next_ns)
-            self._pairs_next(m, ios_lt, hits, next_ios)
+            self._pairs_next(m, ns_lt, hits, done.valid, next_ns)
+            self._pairs_next(m, ios_lt, hits, done.valid, next_ios)
 
         return m
