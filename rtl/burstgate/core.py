@@ -148,7 +148,10 @@ class Core(wiring.Component):
         m.submodules.adm = adm = Admission(tenants=T)
         # Both take a dispatch on ``valid`` alone (admission has checked eligibility and room),
         # and the pool answers admission from registers formed a cycle ahead (issue 22).
-        m.submodules.lb = lb = LoadBalancer(ingress_queues=NI, egress_queues=NE, committed=True)
+        # The load pairs (issue 22, round 10) pay at 4 egress queues and cost more than they
+        # save at 16 (docs/results.md, "Issue 22, round 10").
+        m.submodules.lb = lb = LoadBalancer(ingress_queues=NI, egress_queues=NE, committed=True,
+                                            load_pairs=NE <= 4)
         m.submodules.bp = bp = BufferPool(queues=NI, committed=True)
         m.submodules.hist = hist = DelayHistogram(tenants=T)
 

@@ -159,6 +159,14 @@ class LoadBalancer(wiring.Component):
         an eligible member, a completion exceeding what is outstanding changes nothing, and
         ``depth`` is this cycle's.
 
+    load_pairs : bool
+        With ``committed``: which of every two egress queues has less outstanding ns, and
+        fewer I/Os, is a register, and P2C's compare, JSQ and LEAST_IOS pick from these
+        registers (issue 22, round 10). Measured out of context (docs/results.md "Issue 22,
+        round 10"): at 4 egress queues 9 -> 7 LUT levels for 1 683 more LUTs; at 16 the
+        pairs (240, each from six compares) take 37 475 LUTs and 19 levels, worse than
+        without them, so the core sets it for 4 egress queues or fewer. Default False.
+
     Members
     -------
     i : In(stream.Signature(LbRequest))
@@ -205,7 +213,7 @@ class LoadBalancer(wiring.Component):
         Sticky: a completion exceeded what its egress had outstanding.
     """
 
-    def __new__(cls, *, ingress_queues=C["QUEUES_MAX"], egress_queues=C["QUEUES_MAX"], committed=False):
+    def __new__(cls, *, ingress_queues=C["QUEUES_MAX"], egress_queues=C["QUEUES_MAX"], committed=False, load_pairs=False):
         # Checked before the object exists: a rejected one would warn "created but never used".
         for name, value in (("Ingress queues", ingress_queues), ("Egress queues", egress_queues)):
             if not isinstance(value, int) or isinstance(value, bool):
@@ -214,11 +222,16 @@ class LoadBalancer(wiring.Component):
                 raise ValueError(f"{name} must be 1..{C['QUEUES_MAX']}, not {value!r}")
         if not isinstance(committed, bool):
             raise TypeError(f"Committed must be a bool, not {committed!r}")
+        if not isinstance(load_pairs, bool):
+            raise TypeError(f"Load pairs must be a bool, not {load_pairs!r}")
+        if load_pairs and not committed:
+            raise ValueError("Load pairs needs committed: the pairs are formed for a completion applied as given")
         return super().__new__(cls, src_loc_at=1)
 
-    def __init__(self, *, ingress_queues=C["QUEUES_MAX"], egress_queues=C["QUEUES_MAX"], committed=False):
+    def __init__(self, *, ingress_queues=C["QUEUES_MAX"], egress_queues=C["QUEUES_MAX"], committed=False, load_pairs=False):
         self._ingress, self._egress = ingress_queues, egress_queues
         self._committed = committed
+        self._load_pairs = load_pairs
         egress = egress_queues
         super().__init__({
             "i": In(stream.Signature(LbRequest)),
@@ -389,7 +402,7 @@ class LoadBalancer(wiring.Component):
         rr_pick = Signal(ne)
         m.d.comb += rr_pick.eq(Mux(at_or_after.any(), _lowest_onehot(m, at_or_after, "rr_after"), static_pick))
 
-        if self._committed:
+        if self._load_pairs:
             # Which of every two egress queues has less outstanding (ns, I/Os) is a register,
             # formed with the next counters (below), so the picks that compare loads are
             # AND-ORs of registers instead of compares of the counters (issue 22).
@@ -420,7 +433,7 @@ class LoadBalancer(wiring.Component):
                 m.d.comb += e[p].eq(elig[p] & row[rank][above])
         p2c_pick = Signal(ne)
         second_less = Signal()
-        if self._committed:
+        if self._load_pairs:
             # The two candidates' compare from the pairs' registers. The same member drawn
             # twice (one eligible) is no pair: the first is taken, as on a tie.
             m.d.comb += second_less.eq(or_tree([e2[b] & e1[a] & ns_lt[b, a] for (b, a) in ns_lt]))
@@ -537,7 +550,7 @@ class LoadBalancer(wiring.Component):
             ]
         with m.If(done.valid & (done.payload.egress >= ne)):
             m.d.sync += self.underflow.eq(1)
-        if self._committed:
+        if self._load_pairs:
             self._pairs_next(m, ns_lt, hits, done.valid, next_ns)
             self._pairs_next(m, ios_lt, hits, done.valid, next_ios)
 
