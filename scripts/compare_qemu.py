@@ -397,12 +397,12 @@ def judge_case2(res: dict, sc56: dict) -> list[tuple[bool | None, str]]:
     return out
 
 
-def replay(sim: pathlib.Path, profile: str, arrivals: pathlib.Path, report: dict, tmp: pathlib.Path,
-           scheduler: str = "bios") -> dict:
+def replay(sim: pathlib.Path, scenario: pathlib.Path, profile: str, arrivals: pathlib.Path, report: dict,
+           tmp: pathlib.Path, scheduler: str = "bios") -> dict:
     """burstgate-sim on case 2's scenario and profile under `scheduler`, every tenant's workload the
     gateway's recorded arrivals, for as long as the gateway ran: its report."""
     out = tmp / f"replay56-{scheduler}.json"
-    cmd = [str(sim), str(SCENARIO56), "--profile", profile, "--scheduler", scheduler, "--arrivals", str(arrivals),
+    cmd = [str(sim), str(scenario), "--profile", profile, "--scheduler", scheduler, "--arrivals", str(arrivals),
            "--duration-ms", str(max(1, round(report["duration_ms"]))), "--out", str(out), "--quiet"]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
     if p.returncode != 0:
@@ -474,7 +474,7 @@ def gateway56(gw: pathlib.Path, a, tmp: pathlib.Path, images: pathlib.Path, sche
     sock = str(tmp / f"{tag}.sock")
     try:
         s = Server(f"burstgate-gateway {tag}",
-                   [str(gw), "--config", str(SCENARIO56), "--profile", a.profile56, "--unix",
+                   [str(gw), "--config", str(a.scenario56), "--profile", a.profile56, "--unix",
                     sock, "--data-dir", str(images), "--export-size", str(IMAGE_BYTES),
                     "--realtime", "--scheduler", scheduler, "--out", str(tmp / f"{tag}.json"),
                     # up to 24 connections of one tenant, all 56 connecting at once
@@ -528,6 +528,9 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=15)
     ap.add_argument("--victim-iops", type=int, default=3000)
     ap.add_argument("--json")
+    ap.add_argument("--scenario56", type=pathlib.Path, default=SCENARIO56,
+                    help=f"case 2's scenario (default {SCENARIO56.relative_to(ROOT)}): its tenants, bios options "
+                         "and dpu settings other than the profile's")
     ap.add_argument("--case", choices=("1", "2"), help="run only this case (default: both)")
     ap.add_argument("--rounds", type=int, default=3,
                     help="case 2: runs of the gateway under its scheduler and under wild, alternating; each "
@@ -581,7 +584,7 @@ def main() -> None:
             q.stop()
         if a.case in (None, "2"):
             # The second case: 56 connections over four tenants.
-            sc56 = yaml.safe_load(SCENARIO56.read_text())
+            sc56 = yaml.safe_load(a.scenario56.read_text())
             prefill(images, sc56["tenants"])
             # The scheduler and wild (what the machine can serve the same clients, judge_case2)
             # alternate over the rounds, the first one first in odd rounds, so that a drift of
@@ -598,7 +601,7 @@ def main() -> None:
             rep = runs[BG][0]["report"]
             if a.replay and rep is not None:
                 sim = gw.parent.parent / "sim" / "burstgate-sim"
-                case56["replay"] = replay(sim, a.profile56, tmp / "bg56-0.iolog", rep, tmp, a.scheduler56)
+                case56["replay"] = replay(sim, a.scenario56, a.profile56, tmp / "bg56-0.iolog", rep, tmp, a.scheduler56)
                 case56["recorded"] = recorded(tmp / "bg56-0.iolog")
             qsock56 = str(tmp / "qemu56.sock")
             try:
@@ -622,7 +625,7 @@ def main() -> None:
         c56 = res["56 connections"]
         print("\n56 connections (" + ", ".join(f"{k}: {n}" for k, n in CONNS56.items()) +
               "), randrw 50 %, 4k/40:16k/30:64k/20:128k/10, iodepth 2 each: IOPS (MB/s)\n")
-        base = {t["name"]: t["base"] for t in yaml.safe_load(SCENARIO56.read_text())["tenants"]}
+        base = {t["name"]: t["base"] for t in yaml.safe_load(a.scenario56.read_text())["tenants"]}
         print("| | " + " | ".join(f"{k} (base {base[k]['iops']} IOPS / {base[k]['mbps']} MB/s)" for k in CONNS56) +
               " | total |")
         print("|---|" + "---|" * (len(CONNS56) + 1))
@@ -649,6 +652,10 @@ def main() -> None:
               "unused capacity covered): "
               + ", ".join(f"{t['name']} {t.get('deferred_ios')}; {t.get('deferred_withheld')}"
                           for t in rep.get("tenants", [])))
+        factors = [r.get("report", {}).get("burst_factor") for r in runs.get(BG, [c56[BG]])]
+        if any(f not in (None, 1.0) for f in factors):
+            print("\nburstgate's cost_adjust: burst factor (what BIOS grants above a base is divided by it) at "
+                  "the end of each round: " + ", ".join(str(f) for f in factors))
         print("\n" + "\n".join(client_table(c56, a.scheduler56)))
         if WILD in c56:
             print("\nheld back against wild (judge_case2): " + "; ".join(
@@ -662,7 +669,7 @@ def main() -> None:
     print(f"\nburstgate window overruns: case 1 {res.get(BG, {}).get('window_overruns')}, "
           f"case 2 {res.get('56 connections', {}).get(BG, {}).get('window_overruns')}\n")
     verdicts = Verdicts()
-    verdicts.lines = judge(res, a.victim_iops, yaml.safe_load(SCENARIO56.read_text()))
+    verdicts.lines = judge(res, a.victim_iops, yaml.safe_load(a.scenario56.read_text()))
     res["criteria"] = [{"pass": ok, "what": what} for ok, what in verdicts.lines]
     res["load_average"] = {"start": load_start, "end": load_average()}
     if a.json:

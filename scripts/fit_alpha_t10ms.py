@@ -33,7 +33,9 @@ import reproduce as rp  # noqa: E402
 import reproduce_segunit as su  # noqa: E402
 import reproduce_stillwater as sw  # noqa: E402
 
-from reproduce_metered import HEADROOM_SHARE, R_BYTES_T, R_REQUESTS_T, T_US, t10ms_sc  # noqa: E402
+from reproduce_metered import HEADROOM_SHARE, R_REQUESTS_T, T_US, r_bytes_t, t10ms_sc  # noqa: E402
+
+R_BYTES_T = r_bytes_t(rp.load)
 
 SHARES = (0.3, 0.45, 0.56, 0.7, 0.8)
 P = 0.95  # the CSV's sa_p95_us; the scenario's `percentile`

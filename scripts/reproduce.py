@@ -82,6 +82,10 @@ def load(name):
     return yaml.safe_load((SCEN / name).read_text())
 
 
+#: dualbucket_hot_segments.yaml under the variation `t100us` (scripts/reproduce_stillwater.py).
+load_t100us = reproduce_stillwater.t100us_load(load)
+
+
 def tenant(sc, name):
     return next(t for t in sc["tenants"] if t["name"] == name)
 
@@ -570,6 +574,11 @@ def four_bursting():
     sc = load("compare_qemu_56.yaml")
     sc["duration_ms"] = 2000
     sc["dpu"].update(copy.deepcopy(HOST56))
+    # The scenario's cost_adjust answers the gateway host's lag (its CPU shared with the 56 fio
+    # clients), which a simulated SA has none of: here the modelled SA is fully used by design,
+    # and BIOS's own allocations are what this row measures.
+    for key in ("cost_adjust", "target_delay_us"):
+        sc["dpu"].pop(key, None)
     total = sum(cq.MIX56.values())
     for t in sc["tenants"]:
         t["workload"] = {"mode": "closed", "iodepth": cq.CONNS56[t["name"]] * cq.IODEPTH56,
@@ -743,17 +752,18 @@ EXPERIMENTS = {
             r, pct, ("Fig. 19", "Fig. 21", "`scripts/reproduce.py --only stillwater_underloaded_sizes`"),
             "8-64 KiB, 50 % writes", "tail up to -55 % vs the thread split.",
             "tail up to -66 % vs baseline and -37 % vs the thread split."), None),
-    # Still Water §4.2's monitor counting requests (scripts/reproduce_segmon.py): R and N.
-    "stillwater_threshold": Experiment(lambda run: reproduce_segmon.threshold(run, load),
+    # Still Water §4.2's monitor counting requests (scripts/reproduce_segmon.py): R and N, measured
+    # on the variation `t100us` (T = 100 us), whose R they chose.
+    "stillwater_threshold": Experiment(lambda run: reproduce_segmon.threshold(run, load_t100us),
                                        lambda r: reproduce_segmon.threshold_md(r, pct), None),
-    # Still Water §4.2's monitor counting requests or bytes (scripts/reproduce_segunit.py).
-    "stillwater_unit": Experiment(lambda run: reproduce_segunit.units(run, load),
+    # Still Water §4.2's monitor counting requests or bytes at T = 100 us (scripts/reproduce_segunit.py).
+    "stillwater_unit": Experiment(lambda run: reproduce_segunit.units(run, load_t100us),
                                   lambda r: reproduce_segunit.units_md(r, pct), None),
-    "stillwater_unit_threshold": Experiment(lambda run: reproduce_segunit.unit_threshold(run, load),
+    "stillwater_unit_threshold": Experiment(lambda run: reproduce_segunit.unit_threshold(run, load_t100us),
                                             lambda r: reproduce_segunit.unit_threshold_md(r, pct), None),
-    # Still Water at T = 10 ms with the main bucket metered (scripts/reproduce_metered.py).
-    "stillwater_metered": Experiment(lambda run: reproduce_metered.metered(run, load),
-                                     lambda r: reproduce_metered.metered_md(r, pct), None),
+    # The monitor's unit, R and N at the default T = 10 ms (scripts/reproduce_metered.py).
+    "stillwater_monitor": Experiment(lambda run: reproduce_metered.monitor(run, load),
+                                     lambda r: reproduce_metered.monitor_md(r, pct), None),
 }
 
 

@@ -51,16 +51,7 @@ def _hot_sc(load, size=None, end_to_end=False, hot_share=0.9):
     return sc
 
 
-def _monitor(r):
-    """(recall %, false hot %) of one report: the hot segments' new I/Os taken as hot, the
-    steady segments' new I/Os taken as hot."""
-    hot_n = sum(t["hot_new"] for t in r.values() if "hot_new" in t)
-    steady_n = sum(t["lat_steady_us"]["count"] for t in r.values() if "lat_steady_us" in t)
-    recall = 100.0 * sum(t["hot_new_as_hot"] for t in r.values() if "hot_new_as_hot" in t) / max(hot_n, 1)
-    false_hot = 100.0 * sum(t["steady_new_as_hot"] for t in r.values() if "steady_new_as_hot" in t) / max(steady_n, 1)
-    # The numerator counts decisions, the denominator completions (the latency histogram), so
-    # "every steady I/O taken as hot" reads up to 101 %: shown as 100.
-    return recall, min(false_hot, 100.0)
+_monitor = sw.monitor
 
 
 def _cheque_row(run, sc, key, label):

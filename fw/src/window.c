@@ -222,6 +222,10 @@ int bg_fw_init(bg_fw *fw, const bg_fw_config *cfg, bg_bios_tenant *t, bg_bios_us
         return BG_FW_E_LIBRA;
     if (cfg->scheduler == BG_SCHED_DUALBUCKET && (fw->err_field = bg_db_config_error(&cfg->db)) != NULL)
         return BG_FW_E_DUALBUCKET;
+    if (cfg->costadj > BG_FW_COSTADJ_BURST) {
+        fw->err_field = "costadj";
+        return BG_FW_E_COSTADJ;
+    }
     if (cfg->costadj && (fw->err_field = bg_ca_config_error(&cfg->ca)) != NULL)
         return BG_FW_E_COSTADJ;
     if ((cfg->carry_max == NULL) != (cfg->granted == NULL)) {
@@ -249,6 +253,7 @@ int bg_fw_init(bg_fw *fw, const bg_fw_config *cfg, bg_bios_tenant *t, bg_bios_us
     fw->t = t;
     fw->u = u;
     fw->windows = 0;
+    fw->ca_factor_sum = 0;
     fw->drain_timeouts = 0;
     bg_lh_clear(&fw->hist);
     for (unsigned w = 0; w < BG_BIOS_BITMAP_WORDS; w++)
@@ -304,7 +309,10 @@ int bg_fw_init(bg_fw *fw, const bg_fw_config *cfg, bg_bios_tenant *t, bg_bios_us
     write_pool(hal, BG_CTRL_POOL(0), &pool);
     write_pool(hal, BG_CTRL_GLOBAL(0), &global);
     if (cfg->costadj)
-        bg_ca_init(&fw->ca, &cfg->ca, hal);
+        bg_ca_init(&fw->ca, &cfg->ca, cfg->costadj == BG_FW_COSTADJ_COST ? hal : NULL);
+    if (cfg->costadj == BG_FW_COSTADJ_BURST) /* a device reused after a COST run keeps no factor */
+        for (unsigned d = 0; d < BG_COST_DIMS; d++)
+            bg_hal_write(hal, BG_COST_FACTOR(d), BG_CA_ONE);
     fw->count_factor = BG_CA_ONE;
     write_count_grants(fw, hal, true);
     bg_hal_write(hal, BG_CTRL_WINDOW, BG_WINDOW_COMMIT);
@@ -313,10 +321,30 @@ int bg_fw_init(bg_fw *fw, const bg_fw_config *cfg, bg_bios_tenant *t, bg_bios_us
 
 static int bit(const uint64_t *bits, uint32_t i) { return (int)((bits[i >> 6] >> (i & 63u)) & 1u); }
 
+/* x * BG_CA_ONE / f: at most x. A factor below 1.0 (a factor_min the configuration allows)
+ * divides nothing: the burst is never raised above what BIOS allocated. */
+static uint32_t div_factor(uint32_t x, uint32_t f)
+{
+    return f <= BG_CA_ONE ? x : (uint32_t)(((uint64_t)x << BG_FACTOR_FRAC_BITS) / f);
+}
+
+/* Under BG_FW_COSTADJ_BURST the part of the allocation above the base is divided by the
+ * adjustment's factor (window.h), and so is the surplus the tenant lends: a borrower takes from
+ * the lender's grant too, and a lend above the shrunk surplus would let it take the lender's
+ * base. The base and BIOS's own state are left as they are, so the next run sees the same
+ * history. */
 static void write_grant(bg_fw *fw, const bg_hal *hal, uint32_t i)
 {
-    write_granted(fw, hal, i, &fw->t[i].alloc);
-    write_vec(hal, BG_TENANT_LEND_GRANT(0), i, &fw->t[i].lend);
+    bg_vec alloc = fw->t[i].alloc, lend = fw->t[i].lend;
+    if (fw->cfg.costadj == BG_FW_COSTADJ_BURST)
+        for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+            const uint32_t f = fw->ca.factor[d], base = fw->t[i].res_base.d[d];
+            if (alloc.d[d] > base)
+                alloc.d[d] = base + div_factor(alloc.d[d] - base, f);
+            lend.d[d] = div_factor(lend.d[d], f);
+        }
+    write_granted(fw, hal, i, &alloc);
+    write_vec(hal, BG_TENANT_LEND_GRANT(0), i, &lend);
 }
 
 static void window_bios(bg_fw *fw, const bg_hal *hal)
@@ -452,7 +480,10 @@ static void window_costadj(bg_fw *fw, const bg_hal *hal)
         read_vec(hal, BG_TENANT_USAGE(0), i, &v);
         bg_vec_add_sat(&used, &v);
     }
-    bg_ca_window(&fw->ca, &fw->cfg.ca, hal, &fw->hist, &used, &fw->cfg.bios.total);
+    /* BURST: the factor stays in the state for write_grant; COST.FACTOR keeps its 1.0. */
+    bg_ca_window(&fw->ca, &fw->cfg.ca, fw->cfg.costadj == BG_FW_COSTADJ_COST ? hal : NULL, &fw->hist, &used,
+                 &fw->cfg.bios.total);
+    fw->ca_factor_sum += fw->ca.factor[BG_DIM_CPU];
 }
 
 void bg_fw_window(bg_fw *fw, const bg_hal *hal)

@@ -65,6 +65,10 @@ struct Request {
     std::uint16_t tag = 0, segment = 0;
     std::uint8_t egress = 0;
     std::uint32_t charge = 0, true_cpu = 0, desc_size = 0;
+    // From the hand-off to a backend thread (or, inline, the store call) to the store's answer:
+    // the store's time and the wait behind other requests' store calls (a neighbour's
+    // fdatasync), which the SA delay excludes.
+    Clock::time_point queued{};
     std::uint64_t backend_ns = 0;
     std::uint64_t admit_ns = 0, release_ns = 0;  // virtual time of the SA stages
     std::uint64_t next_ns = 0;  // its next stage event (Engine::sa_mu_); ~0: queued, or none

@@ -3,6 +3,7 @@
 // dual-bucket holds a tenant to its contract while a neighbour bursts from the main bucket.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <utility>
@@ -10,6 +11,7 @@
 
 #include "agent_fixture.hpp"
 #include "burstgate/host/device.hpp"
+#include "burstgate/costadj.h"
 #include "burstgate/window.h"
 
 namespace bg {
@@ -39,7 +41,7 @@ struct Rig {
     // n tenants, each with base = burst = `contract` (per window) but tenant 1's burst
     // `burst1`; carry on or off.
     Rig(std::uint32_t n, std::uint32_t scheduler, const bg_vec &contract, const bg_vec &burst1, bool carry_on,
-        bool composed = false, std::vector<std::uint64_t> count = {})
+        bool composed = false, std::vector<std::uint64_t> count = {}, std::uint32_t costadj = 0)
         : dev(open_device("model", AgentParams{n, 1, 1, 16})), hal(dev->hal()), t(n), u(n), sched(n), burst(n),
           carry(n, kIo), granted(n), count_q16(std::move(count)), count_have(count_q16.size())
     {
@@ -59,6 +61,10 @@ struct Rig {
             cfg.count_have = count_have.data();
             cfg.count_header = kIo.d[BG_DIM_INGRESS] / 2;  // flat table: 4096 + 4096 - 4096 per I/O
         }
+        // Every completion reports 100 ns of SA delay (run()): above this target, so with the
+        // adjustment on every window with 16 completions raises the factor.
+        cfg.costadj = costadj;
+        bg_ca_default_config(&cfg.ca, 50);
         if (scheduler == BG_SCHED_DUALBUCKET) {
             cfg.db.main_size = ios(50);
             cfg.db.capacity = ios(100);
@@ -169,6 +175,66 @@ TEST(WindowContract, ComposedDualBucketHoldsATenantToItsContract)
     EXPECT_GE(b[0], 2 * 50 - 2);
     EXPECT_LE(b[0], 2 * 50 + 2);
     EXPECT_GT(b[1], 20 * 50);
+}
+
+// The delay-based adjustment with the SA delay above target every window: its factor climbs to
+// its ceiling. As BurstCBS §5.3 prints it (COST.FACTOR) every I/O then costs that many times its
+// estimate, and tenant 0, offering its base of 3 I/Os a window, gets a fraction of it beside a
+// bursting neighbour. BG_FW_COSTADJ_BURST leaves the cost at 1.0 and divides only the neighbour's grant
+// above its base (and the surplus it lends): tenant 0 gets its base, the neighbour its base
+// and an eighth of the rest. Catches the BURST mode writing COST.FACTOR, scaling a base, or
+// not scaling the grant above the base (the neighbour would keep about 90 a window).
+TEST(WindowContract, BurstAdjustmentCutsTheBurstNotTheBase)
+{
+    const int windows = 300;
+    Rig cost(2, BG_SCHED_BIOS, ios(3), ios(90), true, false, {}, BG_FW_COSTADJ_COST);
+    const std::vector<int> c = cost.run(windows, [](int, std::uint32_t i) { return i ? 200 : 3; });
+    // It stops near 5.8, where the window's admissions fall below the 16 samples a move needs.
+    EXPECT_GT(cost.dev->read32(BG_COST_FACTOR(BG_DIM_CPU)), 4u * BG_CA_ONE);
+    EXPECT_LT(c[0], 3 * windows / 2);
+
+    Rig burst(2, BG_SCHED_BIOS, ios(3), ios(90), true, false, {}, BG_FW_COSTADJ_BURST);
+    const std::vector<int> b = burst.run(windows, [](int, std::uint32_t i) { return i ? 200 : 3; });
+    for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+        EXPECT_EQ(burst.dev->read32(BG_COST_FACTOR(d)), BG_CA_ONE) << d;
+        EXPECT_EQ(burst.fw.ca.factor[d], 8u * BG_CA_ONE) << d;
+    }
+    EXPECT_GE(b[0], 3 * windows - 3);
+    // Settled (the factor is 8 after ~34 windows): 3 + (the rest of 100) / 8 a window at most.
+    const std::vector<int> late = burst.run(100, [](int, std::uint32_t i) { return i ? 200 : 3; });
+    EXPECT_EQ(late[0], 300);
+    EXPECT_GE(late[1], 3 * 100);
+    EXPECT_LE(late[1], (3 + 97 / 8 + 1) * 100);
+
+    Rig plain(2, BG_SCHED_BIOS, ios(3), ios(90), true);
+    EXPECT_GT(plain.run(100, [](int, std::uint32_t i) { return i ? 200 : 3; })[1], 80 * 100);
+}
+
+// The registers themselves, without the carry (so a grant is exactly what the window wrote):
+// under BG_FW_COSTADJ_BURST the bursting tenant's GRANT is its base plus floor(surplus / f) and
+// its LEND_GRANT floor(lend / f), f the adjustment's factor and alloc, lend BIOS's own; the
+// within-base tenant's GRANT is BIOS's allocation untouched. Catches dividing the whole grant
+// (base included), leaving the lend undivided (a borrower could then reach the lender's base),
+// or zeroing it.
+TEST(WindowContract, BurstAdjustmentWritesBasePlusTheDividedSurplus)
+{
+    Rig r(2, BG_SCHED_BIOS, ios(3), ios(90), false, false, {}, BG_FW_COSTADJ_BURST);
+    r.run(60, [](int, std::uint32_t i) { return i ? 200 : 3; });
+    const std::uint32_t f = r.fw.ca.factor[BG_DIM_CPU];
+    ASSERT_GT(f, 4u * BG_CA_ONE);
+    bool surplus = false, lends = false;
+    for (std::uint32_t i = 0; i < 2; i++)
+        for (unsigned d = 0; d < BG_COST_DIMS; d++) {
+            const bg_bios_tenant &t = r.t[i];
+            const std::uint64_t above = t.alloc.d[d] > t.res_base.d[d] ? t.alloc.d[d] - t.res_base.d[d] : 0;
+            const std::uint64_t want = std::min(t.alloc.d[d], t.res_base.d[d]) + (above << 12) / f;
+            EXPECT_EQ(r.dev->read32(BG_TENANT_GRANT(i * BG_COST_DIMS + d)), want) << i << " " << d;
+            EXPECT_EQ(r.dev->read32(BG_TENANT_LEND_GRANT(i * BG_COST_DIMS + d)),
+                      (std::uint64_t{t.lend.d[d]} << 12) / f) << i << " " << d;
+            surplus |= i == 1 && above > 0;
+            lends |= i == 1 && t.lend.d[d] > 0;
+        }
+    EXPECT_TRUE(surplus && lends);  // the neighbour is bursting: the check is not vacuous
 }
 
 // The exact IOPS cap (TENANT.COUNT_GRANT): tenant 0's cost vector buys 10 I/Os a window, but

@@ -268,8 +268,13 @@ def draw_case(i, engine="model"):
     # chosen by the case number so the random draws stay as they were.
     bios = ("" if scheduler != "bios" or i % 4 != 3 else
             "bios: {reserve_shortfall: true, share_refill: true}" if i % 8 == 7 else "bios: {reserve_shortfall: true}")
+    # Every fourth bios case (another residue) with the delay-based adjustment scoped to the
+    # burst (dpu.cost_adjust: burst, docs/contracts.md): the targets are low enough that bursting
+    # neighbours' queues breach them and the factor moves, and no base may move with it.
+    adjust = scheduler == "bios" and i % 4 == 1
     return {"seed": i, "window_us": window_us, "scheduler": scheduler, "duration_ms": duration_ms,
-            "warmup_ms": duration_ms // 5, "tenants": tenants, "bios": bios}
+            "warmup_ms": duration_ms // 5, "tenants": tenants, "bios": bios,
+            "cost_adjust": (100, 300, 1000)[i // 4 % 3] if adjust else None}
 
 
 def scenario_yaml(case, iops_cap=True):
@@ -284,6 +289,8 @@ def scenario_yaml(case, iops_cap=True):
     lines += [f"  ingress_gbps: {LINK_GBPS}", f"  egress_gbps: {LINK_GBPS}", f"  swlimit_mbps: {SWLIMIT_MBPS}",
               "  backend_us: {dist: lognormal, median: 30, p99: 120}", f"  reserved_share: {RESERVED}",
               f"  header_bytes: {HEADER}", f"  iops_cap: {str(iops_cap).lower()}"]
+    if case.get("cost_adjust"):
+        lines += ["  cost_adjust: burst", f"  target_delay_us: {case['cost_adjust']}"]
     if case.get("bios"):
         lines.append(case["bios"])
     lines.append("tenants:")
@@ -414,6 +421,24 @@ def test_steady_tenants_are_a_substantial_share():
 @pytest.mark.parametrize("i", range(CASES))
 def test_contract_holds(i, tmp_path):
     check_case(draw_case(i), tmp_path)
+
+
+def test_burst_adjustment_moves_in_the_quick_cases(tmp_path):
+    """The quick cases with `cost_adjust: burst` test that no base moves with the factor only if
+    the factor moves: in at least a quarter of them its mean over the run is above 1.05 (18 of
+    the 39 at 100 / 300 / 1000 us targets today). Catches a change that makes the adjustment a
+    no-op in these cases (a target no queue breaches, a factor never read)."""
+    adjusted = [draw_case(i) for i in range(CASES)]
+    adjusted = [c for c in adjusted if c.get("cost_adjust")]
+    moved = 0
+    for case in adjusted:
+        path = tmp_path / f"adjust-{case['seed']}.yaml"
+        path.write_text(scenario_yaml(case))
+        result = run_sim(path)
+        assert result.returncode == 0, result.stderr
+        moved += json.loads(result.stdout)["burst_factor_mean"] > 1.05
+    print(f"\n{moved} of {len(adjusted)} cases with cost_adjust: burst moved the factor")
+    assert len(adjusted) >= 30 and moved >= len(adjusted) / 4, (moved, len(adjusted))
 
 
 @pytest.mark.long

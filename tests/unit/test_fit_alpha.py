@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from ..conftest import run_burstgate
+from .headlines import R
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BUILD = pathlib.Path(os.environ.get("BG_BUILD_DIR", "build/cmake"))
@@ -77,7 +78,8 @@ def run_sim(*args):
 
 @pytest.fixture(scope="module")
 def short_hot_segments(tmp_path_factory):
-    sc = yaml.safe_load((ROOT / "scenarios" / "dualbucket_hot_segments.yaml").read_text())
+    # The variation `t100us`: 100 us windows, so 30 ms give 250 filled rows after warm-up.
+    sc = R.reproduce_stillwater.t100us(yaml.safe_load((ROOT / "scenarios" / "dualbucket_hot_segments.yaml").read_text()))
     sc["duration_ms"], sc["warmup_ms"] = 30, 5
     sc["dualbucket"]["cheque_share"] = 0.0
     path = tmp_path_factory.mktemp("alpha") / "s.yaml"

@@ -41,8 +41,8 @@ def test_eq1_does_not_describe_the_sa_at_10ms(measured):
     tokens reach the SA as one clump): alpha fitted with mu fixed ~13.5 M, R^2 below 0, and the
     pole with mu free above mu. Catches a fit reading another CSV column or another percentile
     (alpha moves out of the band), and a default `main_slices` above 1 (the tokens metered within
-    the window: R^2 0.6 at 16 KiB, docs/results.md; tests/unit/test_headlines_stillwater_metered.py
-    holds that row)."""
+    the window: R^2 0.6 at 16 KiB, docs/results.md; the default since, whose Fig. 18 rows
+    tests/unit/test_headlines_stillwater.py holds)."""
     fit, _ = measured
     assert 10.8e6 <= fit["alpha"] <= 16.2e6
     assert fit["alpha"] > 2 ** 20  # why dualbucket.alpha's limit is the firmware's uint32

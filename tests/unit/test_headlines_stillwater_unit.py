@@ -1,5 +1,6 @@
-"""Still Water §4.2's segment monitor counting requests (default) or bytes (`monitor_unit`): the
-rows docs/results.md prints for Fig. 10-12 and Fig. 18 / 20 under both units, held by tests.
+"""Still Water §4.2's segment monitor counting requests or bytes (`monitor_unit`) under the
+variation `t100us` (T = 100 us, R = 5 requests per T): the rows docs/results.md prints for
+Fig. 10-12 and Fig. 18 / 20 under both units, held by tests.
 
 Runs scripts/reproduce_segunit.py's `units` (scripts/reproduce.py's `stillwater_unit`) on a
 subset of its rows, the same code and numbers, through the burstgate-sim binary, and asserts
@@ -19,7 +20,7 @@ SU = R.reproduce_segunit
 @pytest.fixture(scope="module")
 def units():
     runner = headlines.runner()
-    record = SU.units(runner, R.load, sizes=("8k", "16k", "32k", "64k"), e2e_sizes=("8k",),
+    record = SU.units(runner, R.load_t100us, sizes=("8k", "16k", "32k", "64k"), e2e_sizes=("8k",),
                       windows=(("64k", 10000),), write_shares=(1.0,))
     shutil.rmtree(runner.tmp, ignore_errors=True)
     return record

@@ -10,6 +10,8 @@ import subprocess
 import pytest
 import yaml
 
+from .headlines import R
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BUILD = pathlib.Path(os.environ.get("BG_BUILD_DIR", "build/cmake"))
 if not BUILD.is_absolute():
@@ -20,7 +22,8 @@ CLI = BUILD / "sw" / "sim" / "burstgate-sim"
 def run(tmp_path, threshold_iops):
     if not CLI.is_file():
         pytest.fail(f"{CLI} does not exist: build it with `make cpp` (or set BG_BUILD_DIR to your build)")
-    sc = yaml.safe_load((ROOT / "scenarios" / "dualbucket_hot_segments.yaml").read_text())
+    # The variation `t100us` (the monitor counting requests per 100 us): 30 ms hold 300 intervals.
+    sc = R.reproduce_stillwater.t100us(yaml.safe_load((ROOT / "scenarios" / "dualbucket_hot_segments.yaml").read_text()))
     sc["duration_ms"], sc["warmup_ms"] = 30, 5
     sc["dualbucket"]["hot_threshold_iops"] = threshold_iops
     path, out = tmp_path / f"s{threshold_iops}.yaml", tmp_path / f"r{threshold_iops}.json"

@@ -50,6 +50,17 @@ extern "C" {
  * grant each window. Not a CTRL.SCHEDULER value (that field's 2 bits are all taken). */
 #define BG_FW_SCHED_DDRR 4u
 
+/* cfg.costadj: what the delay-based cost adjustment's factor (costadj.h) scales.
+ * COST: the cost of every I/O (COST.FACTOR), BurstCBS §5.3 as printed. Every grant then buys
+ * f times fewer I/Os, a tenant's base included: a contract of 20000 IOPS serves 20000 / f.
+ * BURST (a named variation): COST.FACTOR stays 1.0 and, under bios, only what a tenant is
+ * granted above its base is divided by f (and what a bursting tenant lends, which is that
+ * part): the delay says the machine serves less than its profile says, and what may give way
+ * is the leftover BIOS shares out, not what tenants bought. Made for a gateway whose host is
+ * shared with its clients (docs/contracts.md, "When the machine is smaller than its profile"). */
+#define BG_FW_COSTADJ_COST 1u
+#define BG_FW_COSTADJ_BURST 2u
+
 /* Reads of CTRL.WINDOW after TICK before the loop gives up waiting for the drain. */
 #define BG_FW_DRAIN_POLLS 4096u
 
@@ -57,7 +68,7 @@ enum {
     BG_FW_OK = 0,
     BG_FW_E_SCHEDULER = -10, /* scheduler is not a BG_SCHED_* value */
     BG_FW_E_DUALBUCKET = -11, /* bg_db_config_error() names the field */
-    BG_FW_E_COSTADJ = -12,    /* bg_ca_config_error() names the field */
+    BG_FW_E_COSTADJ = -12,    /* bg_ca_config_error() names the field, or "costadj" */
     BG_FW_E_CARRY = -13,      /* carry_max and granted: both set or both NULL */
     BG_FW_E_LIBRA = -14,      /* bg_libra_init() names the field */
     BG_FW_E_COUNT = -15       /* count_q16 and count_have: both set or both NULL */
@@ -68,7 +79,7 @@ typedef struct bg_fw_config {
     uint32_t scheduler;     /* BG_SCHED_* */
     bg_bios_params bios;    /* total per window (every scheduler), BIOS ratios */
     bg_db_config db;        /* dual-bucket; main_size is the main bucket's issuance */
-    uint32_t costadj;       /* 1: run delay-based cost adjustment every window */
+    uint32_t costadj;       /* BG_FW_COSTADJ_*: delay-based cost adjustment every window, or 0 */
     bg_ca_config ca;
     /* Grant carry (docs/contracts.md), off when NULL: [n] per tenant, the most of a window's
      * unspent grant that may roll into the next window's; and [n] caller storage for the
@@ -134,6 +145,7 @@ typedef struct bg_fw {
     uint64_t active[BG_BIOS_BITMAP_WORDS];
     uint32_t count_factor;  /* the link and limiter cost factor of the running window (0: unequal) */
     uint32_t windows;       /* windows run */
+    uint64_t ca_factor_sum; /* with costadj: the CPU factor summed over the windows run (telemetry: its mean) */
     uint32_t drain_timeouts; /* windows whose TICK did not drain within BG_FW_DRAIN_POLLS reads */
     const char *err_field;  /* with BG_FW_E_DUALBUCKET / BG_FW_E_COSTADJ */
 } bg_fw;

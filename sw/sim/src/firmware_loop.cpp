@@ -42,6 +42,8 @@ void FirmwareLoop::read_final(SimResult &r) const
     r.bad_completions = bg_hal_read(&hal_, BG_CTRL_BAD_COMPLETIONS);
     for (unsigned d = 0; d < 4; d++)
         r.final_factor[d] = bg_hal_read(&hal_, BG_COST_FACTOR(d));
+    r.burst_factor = burst_factor(fw_);
+    r.burst_factor_mean = burst_factor_mean(fw_);
 }
 
 }  // namespace bg::sim

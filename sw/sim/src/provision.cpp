@@ -324,7 +324,25 @@ void check_floor(const Scenario &sc, const Firmware &f, const bg_vec &total)
     }
 }
 
+// cost_adjust: burst under bios (window.h): the only setting whose factor divides a grant.
+bool burst_adjusted(const Firmware &fw)
+{
+    return fw.fw.cfg.costadj == BG_FW_COSTADJ_BURST && fw.fw.cfg.scheduler == BG_SCHED_BIOS;
+}
+
 }  // namespace
+
+std::uint32_t burst_factor(const Firmware &fw)
+{
+    return burst_adjusted(fw) ? fw.fw.ca.factor[BG_DIM_CPU] : 1u << BG_FACTOR_FRAC_BITS;
+}
+
+double burst_factor_mean(const Firmware &fw)
+{
+    if (!burst_adjusted(fw) || fw.fw.windows == 0)
+        return 1.0;
+    return static_cast<double>(fw.fw.ca_factor_sum) / fw.fw.windows / (1u << BG_FACTOR_FRAC_BITS);
+}
 
 void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmware &f, std::vector<std::string> &warnings,
                    bool meters)
@@ -333,6 +351,9 @@ void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmw
         throw ScenarioError(sc.file + ":" + std::to_string(sc.db.main_slices_line) +
                             ": dualbucket.main_slices: simulator only (the gateway releases the main bucket at the tick)");
     const Dpu &d = sc.dpu;
+    if (d.cost_adjust == CostAdjust::kBurst && sched != Scheduler::kBios)
+        warnings.push_back("dpu.cost_adjust: burst divides what bios grants above a base; under this scheduler "
+                           "it adjusts nothing");
     const double w_s = static_cast<double>(sc.window_ns) / 1e9;
     const std::size_t n = sc.tenants.size();
     const std::array<double, 4> cap_per_s = capacity_per_s(d);
@@ -371,8 +392,11 @@ void init_firmware(const Scenario &sc, Scheduler sched, const bg_hal &hal, Firmw
     cfg.db.hist_mode = BG_LH_INTERP;
     cfg.db.main_slices = sc.db.main_slices;
     cfg.db_contracts = sc.db.tenant_contracts ? 1u : 0u;
-    cfg.costadj = d.cost_adjust ? 1u : 0u;
+    cfg.costadj = d.cost_adjust == CostAdjust::kCost    ? BG_FW_COSTADJ_COST
+                  : d.cost_adjust == CostAdjust::kBurst ? BG_FW_COSTADJ_BURST
+                                                        : 0u;
     bg_ca_default_config(&cfg.ca, sat32(d.target_delay_us * 1000));
+    cfg.ca.factor_max = static_cast<std::uint32_t>(d.adjust_max * BG_CA_ONE);
 
     f.t.assign(n, bg_bios_tenant{});
     f.u.assign(n, bg_bios_usage{});

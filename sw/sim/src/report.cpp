@@ -88,6 +88,8 @@ std::string report_json(const SimResult &r)
     s += "  \"cost_factor\": {\"cpu\": " + num(r.final_factor[0] / kFactorOne, 4) + ", \"ingress\": " +
          num(r.final_factor[1] / kFactorOne, 4) + ", \"egress\": " + num(r.final_factor[2] / kFactorOne, 4) +
          ", \"swlimit\": " + num(r.final_factor[3] / kFactorOne, 4) + "},\n";
+    s += "  \"burst_factor\": " + num(r.burst_factor / kFactorOne, 4) + ", \"burst_factor_mean\": " +
+         num(r.burst_factor_mean, 4) + ",\n";
     s += "  \"threads_completed\": [";
     for (std::size_t i = 0; i < r.thread_completed.size(); i++)
         s += (i ? ", " : "") + std::to_string(r.thread_completed[i]);

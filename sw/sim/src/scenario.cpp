@@ -156,7 +156,7 @@ void load_dpu(const Loader &L, const YAML::Node &n, Dpu &d)
 {
     const std::string P = "dpu";
     L.check_keys(n, P, {"threads", "lb_policy", "cpu_ns", "ingress_gbps", "egress_gbps", "swlimit_mbps",
-                        "backend_us", "reserved_share", "target_delay_us", "estimate_error", "cost_adjust", "sa_discipline",
+                        "backend_us", "reserved_share", "target_delay_us", "adjust_max", "estimate_error", "cost_adjust", "sa_discipline",
                         "queue_depth", "header_bytes", "bios_alpha", "bios_weight_throttle", "buffers", "provision", "grant_carry", "iops_cap", "sa_loop", "vop_curve"});
     if (n["threads"]) d.threads = L.u32(n["threads"], P + ".threads", 1, BG_QUEUES_MAX);
     if (n["lb_policy"])
@@ -183,10 +183,22 @@ void load_dpu(const Loader &L, const YAML::Node &n, Dpu &d)
     }
     if (n["reserved_share"]) d.reserved_share = L.number(n["reserved_share"], P + ".reserved_share", 0, 1);
     if (n["target_delay_us"]) d.target_delay_us = L.number(n["target_delay_us"], P + ".target_delay_us", 0.001, 4e6);
+    // COST.FACTOR is Q4.12 in 16 bits: 65535 / 4096, just under 16.
+    if (n["adjust_max"]) d.adjust_max = L.number(n["adjust_max"], P + ".adjust_max", 1, 65535.0 / 4096);
     if (n["estimate_error"]) d.estimate_error = L.number(n["estimate_error"], P + ".estimate_error", 0.01, 100);
     if (n["sa_discipline"])
         d.sa_round_robin = choose<bool>(L, n["sa_discipline"], P + ".sa_discipline", {{"rr", true}, {"fifo", false}});
-    if (n["cost_adjust"]) d.cost_adjust = L.boolean(n["cost_adjust"], P + ".cost_adjust");
+    if (const YAML::Node c = n["cost_adjust"]) {
+        // A YAML boolean as every boolean key takes it (true: as printed), else a scope.
+        bool on = false;
+        const std::string v = c.IsScalar() ? c.Scalar() : "";
+        if (c.IsScalar() && YAML::convert<bool>::decode(c, on))
+            d.cost_adjust = on ? CostAdjust::kCost : CostAdjust::kOff;
+        else if (v == "cost" || v == "burst")
+            d.cost_adjust = v == "cost" ? CostAdjust::kCost : CostAdjust::kBurst;
+        else
+            L.fail(c, P + ".cost_adjust", "expected true, false, cost or burst");
+    }
     if (n["provision"])
         d.envelope = choose<bool>(L, n["provision"], P + ".provision", {{"envelope", true}, {"io4k", false}});
     if (n["grant_carry"]) d.grant_carry = L.boolean(n["grant_carry"], P + ".grant_carry");

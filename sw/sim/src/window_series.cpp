@@ -12,7 +12,7 @@ namespace bg::sim {
 WindowSeries::WindowSeries(const Scenario &sc, Scheduler sched)
     // The firmware reads the SA-delay histogram only for dualbucket and the cost adjustment;
     // the column is blank otherwise.
-    : sc_(sc), hist_read_(sched == Scheduler::kDualBucket || sc.dpu.cost_adjust), w_(sc.tenants.size())
+    : sc_(sc), hist_read_(sched == Scheduler::kDualBucket || sc.dpu.cost_adjust != CostAdjust::kOff), w_(sc.tenants.size())
 {
 }
 

@@ -91,6 +91,12 @@ struct Firmware {
     Firmware &operator=(const Firmware &) = delete;
 };
 
+// The factor that divides what bios grants above a base under `dpu.cost_adjust: burst`
+// (window.h BG_FW_COSTADJ_BURST), Q4.12; 1.0 under any other setting or scheduler.
+std::uint32_t burst_factor(const Firmware &fw);
+// Its mean over the windows run (1.0 likewise).
+double burst_factor_mean(const Firmware &fw);
+
 // Fills fw.t from the tenants' provisioning and runs bg_fw_init over `hal`. Throws
 // ScenarioError (file:line: path: message) for a provisioning the firmware rejects or an I/O
 // size no burst grant covers; appends a warning for a size only a burst share covers.

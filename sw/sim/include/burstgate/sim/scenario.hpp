@@ -40,6 +40,8 @@ struct SaTask {
     bool offload = false;  // moved off the SA thread by the thread split (sa_loop.offload)
 };
 
+enum class CostAdjust : std::uint8_t { kOff, kCost, kBurst };
+
 struct Dpu {
     std::uint32_t threads = 2;
     LbPolicy lb_policy = LbPolicy::kJsq;
@@ -51,10 +53,13 @@ struct Dpu {
     double backend_median_us = 150, backend_p99_us = 600;  // lognormal
     double reserved_share = 0.05;
     double target_delay_us = 200;
+    double adjust_max = 8;           // the adjustment's ceiling (costadj.h factor_max), 1 .. ~16
     double estimate_error = 1.0;
     // added
     bool sa_round_robin = true;      // sa_discipline: rr (SA polls tenants' queues) | fifo
-    bool cost_adjust = false;        // delay-based cost adjustment (target_delay_us)
+    // Delay-based cost adjustment toward target_delay_us (BurstCBS §5.3): off, the cost of
+    // every I/O as printed, or only what bios grants above a base (window.h BG_FW_COSTADJ_*).
+    CostAdjust cost_adjust = CostAdjust::kOff;
     bool envelope = true;            // provision: envelope (docs/contracts.md); false: io4k, the 4 KiB CPU price
     bool grant_carry = true;         // the firmware's grant carry (window.h)
     bool iops_cap = true;            // the datapath's IOPS cap, TENANT.COUNT_GRANT (window.h); docs/contracts.md

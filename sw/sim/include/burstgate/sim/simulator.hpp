@@ -88,6 +88,8 @@ struct SimResult {
     // dpu.sa_loop only: the SA threads' loops and the I/O-unrelated tasks they ran (whole run).
     std::optional<std::array<std::uint64_t, 2>> sa_loop;
     std::array<std::uint32_t, 4> final_factor{};  // COST.FACTOR at the end (Q4.12)
+    std::uint32_t burst_factor = 1u << 12;        // provision.hpp burst_factor() at the end (Q4.12)
+    double burst_factor_mean = 1.0;               // provision.hpp burst_factor_mean()
     std::vector<std::string> warnings;  // scenario warnings (file:line: path: message)
     double wall_s = 0, cpu_s = 0;       // not in the report (they would break reproducibility)
     std::shared_ptr<const LsmResult> lsm;  // the scenario's lsm: store, when it has one
