@@ -13,7 +13,7 @@ from .cost import CostEstimator
 from .csr import BusSignature, CsrBlock
 from .delay_hist import BUCKET_BITS, DelayHistogram, bucket_of
 from .layouts import Completion, CostedDescriptor, Decision, Descriptor
-from .load_balancer import LoadBalancer
+from .load_balancer import LoadBalancer, clamp_charge
 from .regmap import C, REGMAP
 from .segment_monitor import SegmentMonitor
 
@@ -21,7 +21,6 @@ __all__ = ["Core"]
 
 _BLOCKS = ("INFO", "CTRL", "LB", "BPOOL", "COST", "SEGMON", "TENANT")
 _SEQ_BITS = 16  # descriptor sequence numbers; far more than can be in flight
-_CHARGE_MAX = (1 << C["LB_CHARGE_BITS"]) - 1
 # A completion waits for the descriptors accepted before it (up to the 16-cycle latency, and
 # two cycles to its head register); 18 entries keep one completion per clock flowing beside
 # one descriptor per clock.
@@ -203,7 +202,7 @@ class Core(wiring.Component):
             adm.buffer_ok.eq(bp.query_ok),
             lb.i.valid.eq(adm.dispatch),
             lb.i.payload.ingress.eq(q),
-            lb.i.payload.cpu_ns.eq(adm.dispatch_cpu_ns),
+            lb.i.payload.cpu_ns.eq(adm.dispatch_charge),
             lb.o.ready.eq(1),
             bp.i.valid.eq(adm.dispatch),
             bp.i.payload.queue.eq(q),
@@ -242,8 +241,7 @@ class Core(wiring.Component):
             c_in.queue.eq(self.c.payload.queue),
             c_in.egress.eq(self.c.payload.egress),
             c_in.bucket.eq(bucket_of(self.c.payload.sa_delay_ns)),
-            c_in.charge_ns.eq(Mux(self.c.payload.charge_ns[C["LB_CHARGE_BITS"]:].any(), _CHARGE_MAX,
-                                  self.c.payload.charge_ns[:C["LB_CHARGE_BITS"]])),
+            c_in.charge_ns.eq(clamp_charge(self.c.payload.charge_ns)),
             self.c.ready.eq(pending.w_rdy & ~adm.commit_pending),
             pending.w_en.eq(self.c.valid & self.c.ready),
             pending.w_data.eq(Cat(c_in, accepted)),

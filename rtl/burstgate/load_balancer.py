@@ -12,7 +12,7 @@ from . import lfsr
 from .regmap import C, REGMAP
 from .trees import or_tree, popcount
 
-__all__ = ["LoadBalancer", "LbPolicy", "LbRequest", "LbDecision", "LbCompletion"]
+__all__ = ["LoadBalancer", "LbPolicy", "LbRequest", "LbDecision", "LbCompletion", "clamp_charge"]
 
 _QUEUE = C["QUEUE_BITS"]
 _DEPTH = C["LB_DEPTH_BITS"]
@@ -110,7 +110,12 @@ def _encode(onehot, width):
     return or_tree([Mux(onehot[i], i, 0) for i in range(width)])
 
 
-def _clamp(ns):
+def clamp_charge(ns):
+    """The charge of an I/O costing ``ns`` CPU ns: ``min(ns, 2**LB_CHARGE_BITS - 1)``.
+
+    The core's admission registers it a stage ahead of its dispatch and the completion queue
+    stores it (issue 22), so neither clamp is in front of the counters; the balancer clamps
+    again, which on an already clamped value is no logic."""
     return Mux(ns[_CHARGE:].any(), _CHARGE_MAX, ns[:_CHARGE])
 
 
@@ -473,7 +478,7 @@ class LoadBalancer(wiring.Component):
         accept = Signal()
         m.d.comb += [accept.eq(self.i.valid & self.i.ready), accept_p2c.eq(accept & (self.policy == LbPolicy.P2C))]
         charge = Signal(_CHARGE)
-        m.d.comb += charge.eq(_clamp(req.cpu_ns))
+        m.d.comb += charge.eq(clamp_charge(req.cpu_ns))
 
         with m.If(advance):
             m.d.sync += self.o.valid.eq(accept)
@@ -499,7 +504,7 @@ class LoadBalancer(wiring.Component):
         # The outstanding counters: this cycle's decision, then this cycle's completion.
         done = self.complete
         m.d.comb += done.ready.eq(1)
-        done_charge = _clamp(done.payload.cpu_ns)
+        done_charge = clamp_charge(done.payload.cpu_ns)
         # Both outcomes of the decision (this egress picked or not) are computed from the
         # counters and the completion alone; the pick, the end of the longest path, only
         # chooses between them.
