@@ -526,9 +526,6 @@ class LoadBalancer(wiring.Component):
                 # committed: the caller completes only what it knows outstanding (the core
                 # checks the head against the counters before this cycle's decision, which only
                 # adds), so the check is not in front of the counters (issue 22).
-                take = mine if self._committed else mine & ~bad_h
-                nxt_ios.append(ios1 - take)
-                nxt_ns.append(ns1 - Mux(take, done_charge, 0))
                 bad.append(bad_h)
                 if self._committed:
                     # The loads compared below, for each outcome of the pick (h) and of the
@@ -542,6 +539,17 @@ class LoadBalancer(wiring.Component):
                                      c_ns.eq(ns1 - Mux(on_e, done_charge, 0) if t else ns1)]
                         next_ios[t][e].append(c_ios)
                         next_ns[t][e].append(c_ns)
+                    # The counters from the same outcomes, the valid selecting: as
+                    # ``ios1 - take`` (take = mine) yosys's ``share`` merged the two picks'
+                    # subtracts into one behind the pick's select (issue 22, round 11:
+                    # adm.a4 -> lb.accept -> the subtract -> out_ns); these subtracts also
+                    # feed the pairs, so they stay apart and the late signals only select.
+                    nxt_ios.append(Mux(done.valid, next_ios[1][e][h], next_ios[0][e][h]))
+                    nxt_ns.append(Mux(done.valid, next_ns[1][e][h], next_ns[0][e][h]))
+                else:
+                    take = mine & ~bad_h
+                    nxt_ios.append(ios1 - take)
+                    nxt_ns.append(ns1 - Mux(take, done_charge, 0))
             with m.If(Mux(hit, bad[1], bad[0])):
                 m.d.sync += self.underflow.eq(1)
             if self._committed:
