@@ -540,8 +540,8 @@ class LoadBalancer(wiring.Component):
                         next_ios[t][e].append(c_ios)
                         next_ns[t][e].append(c_ns)
                     # The counters from the same outcomes, the valid selecting: as
-                    # ``ios1 - take`` (take = mine) yosys's ``share`` merged the two picks'
-                    # subtracts into one behind the pick's select (issue 22, round 11:
+                    # ``ios1 - take`` (take = mine) yosys merged the two picks' subtracts
+                    # into one behind the pick's select (issue 22, round 11:
                     # adm.a4 -> lb.accept -> the subtract -> out_ns); these subtracts also
                     # feed the pairs, so they stay apart and the late signals only select.
                     nxt_ios.append(Mux(done.valid, next_ios[1][e][h], next_ios[0][e][h]))
