@@ -15,6 +15,7 @@ from amaranth.lib.wiring import In, Out
 from . import lfsr
 from .csr import BusSignature, CsrBlock, ExternalSignature
 from .layouts import CostVector, Descriptor
+from .load_balancer import clamp_charge
 from .regmap import C, REGMAP
 
 __all__ = ["Admission", "AdmissionInput", "AdmissionDecision"]
@@ -168,8 +169,10 @@ class Admission(wiring.Component):
     dispatch : Out(1)
         The descriptor in A4 is admitted and charged this cycle: the load balancer and the
         buffer pool must take it in this same cycle.
-    dispatch_cpu_ns : Out(32)
-        Its CPU cost, the load balancer's charge.
+    dispatch_charge : Out(LB_CHARGE_BITS)
+        Its CPU cost clamped as the load balancer charges it (``clamp_charge``), registered
+        with A4's descriptor: the clamp was in series with the balancer's counters and its
+        load pairs' compares in the core (issue 22, round 11).
     decided : Out(1)
         A descriptor is decided this cycle (in A4 and advancing).
     hold : In(1)
@@ -217,7 +220,7 @@ class Admission(wiring.Component):
             "egress_ok": In(1),
             "buffer_ok": In(1),
             "dispatch": Out(1),
-            "dispatch_cpu_ns": Out(32),
+            "dispatch_charge": Out(C["LB_CHARGE_BITS"]),
             "decided": Out(1),
             "hold": In(1),
             "drained": In(1),
@@ -469,6 +472,7 @@ class Admission(wiring.Component):
         s.a4_lx = a4_lx = [Signal(_Lendable, name=f"a4_lendable{j}") for j in range(3)]
         s.a4_base = [Signal(32, name=f"a4_base{d}") for d in range(_DIMS)]
         s.a4_count_grant = Signal(32)
+        s.a4_charge = Signal(C["LB_CHARGE_BITS"])
         s.k4 = a4.desc.tenant
         # A4's words with the write of the cycle before (the decision that was in A4 then).
         s.own_hit = own_hit = Signal()
@@ -480,6 +484,8 @@ class Admission(wiring.Component):
             m.d.comb += lx[j].eq(Mux(lendable_hit[j], s.lendable_last, a4_lx[j]))
         with m.If(advance):
             m.d.sync += [s.valid[4].eq(s.valid[3]), a4.eq(s.a3), a4_own.eq(own_3)]
+            # Taken with the descriptor, so it is always ``clamp_charge`` of A4's cost.
+            m.d.sync += s.a4_charge.eq(clamp_charge(s.a3.cost[_CPU]))
             m.d.sync += [a4_lx[j].eq(lx_3[j]) for j in range(3)]
             m.d.sync += [s.a4_base[d].eq(s.base_k[d]) for d in range(_DIMS)]
             m.d.sync += s.a4_count_grant.eq(s.count_grant_k)
@@ -574,7 +580,7 @@ class Admission(wiring.Component):
             admits.eq(src < C["SRC_DEFER"]),
             self.decided.eq(decide),
             self.query_queue.eq(a4.desc.queue),
-            self.dispatch_cpu_ns.eq(c[_CPU]),
+            self.dispatch_charge.eq(s.a4_charge),
         ]
         s.final = final = Signal(_SRC_BITS)
         with m.If(~admits):

@@ -355,7 +355,15 @@ class BufferPool(wiring.Component):
                 m.d.comb += [quiet_next.eq(self.quiet[q] + 1), quiet_h.eq(self.quiet[q])]
                 quiet_now = (self.quiet_windows != 0) & (peak1 <= self.dedicated[q])
                 m.d.comb += back_h.eq(self.tick & quiet_now & (quiet_next >= self.quiet_windows))
-                if h == 0:
+                if h == 0 and self._committed:
+                    # Without an acquire peak1 = max(inflight, peak) is peak itself: peak >=
+                    # inflight always (a cycle's peak is at least its inflight1, a release
+                    # only lowers inflight, and a tick and a rebuild set peak to inflight), so
+                    # the tick's sum ahead starts at the quiet compare, not at that max
+                    # (issue 22, round 11: inflight -> base_ahead was a 9-level path).
+                    would_back.append((self.quiet_windows != 0) & (self.peak[q] <= self.dedicated[q])
+                                      & (quiet_next >= self.quiet_windows))
+                elif h == 0:
                     would_back.append(quiet_now & (quiet_next >= self.quiet_windows))
                 with m.If(self.tick):
                     with m.If(quiet_now & (extra1 != 0)):

@@ -13,7 +13,7 @@ from .cost import CostEstimator
 from .csr import BusSignature, CsrBlock
 from .delay_hist import BUCKET_BITS, DelayHistogram, bucket_of
 from .layouts import Completion, CostedDescriptor, Decision, Descriptor
-from .load_balancer import LoadBalancer
+from .load_balancer import LoadBalancer, clamp_charge
 from .regmap import C, REGMAP
 from .segment_monitor import SegmentMonitor
 
@@ -21,7 +21,6 @@ __all__ = ["Core"]
 
 _BLOCKS = ("INFO", "CTRL", "LB", "BPOOL", "COST", "SEGMON", "TENANT")
 _SEQ_BITS = 16  # descriptor sequence numbers; far more than can be in flight
-_CHARGE_MAX = (1 << C["LB_CHARGE_BITS"]) - 1
 # A completion waits for the descriptors accepted before it (up to the 16-cycle latency, and
 # two cycles to its head register); 18 entries keep one completion per clock flowing beside
 # one descriptor per clock.
@@ -148,7 +147,10 @@ class Core(wiring.Component):
         m.submodules.adm = adm = Admission(tenants=T)
         # Both take a dispatch on ``valid`` alone (admission has checked eligibility and room),
         # and the pool answers admission from registers formed a cycle ahead (issue 22).
-        m.submodules.lb = lb = LoadBalancer(ingress_queues=NI, egress_queues=NE, committed=True)
+        # The load pairs (issue 22, round 10) pay at 4 egress queues and cost more than they
+        # save at 16 (docs/results.md, "Issue 22, round 10").
+        m.submodules.lb = lb = LoadBalancer(ingress_queues=NI, egress_queues=NE, committed=True,
+                                            load_pairs=NE <= 4)
         m.submodules.bp = bp = BufferPool(queues=NI, committed=True)
         m.submodules.hist = hist = DelayHistogram(tenants=T)
 
@@ -200,7 +202,7 @@ class Core(wiring.Component):
             adm.buffer_ok.eq(bp.query_ok),
             lb.i.valid.eq(adm.dispatch),
             lb.i.payload.ingress.eq(q),
-            lb.i.payload.cpu_ns.eq(adm.dispatch_cpu_ns),
+            lb.i.payload.cpu_ns.eq(adm.dispatch_charge),
             lb.o.ready.eq(1),
             bp.i.valid.eq(adm.dispatch),
             bp.i.payload.queue.eq(q),
@@ -239,8 +241,7 @@ class Core(wiring.Component):
             c_in.queue.eq(self.c.payload.queue),
             c_in.egress.eq(self.c.payload.egress),
             c_in.bucket.eq(bucket_of(self.c.payload.sa_delay_ns)),
-            c_in.charge_ns.eq(Mux(self.c.payload.charge_ns[C["LB_CHARGE_BITS"]:].any(), _CHARGE_MAX,
-                                  self.c.payload.charge_ns[:C["LB_CHARGE_BITS"]])),
+            c_in.charge_ns.eq(clamp_charge(self.c.payload.charge_ns)),
             self.c.ready.eq(pending.w_rdy & ~adm.commit_pending),
             pending.w_en.eq(self.c.valid & self.c.ready),
             pending.w_data.eq(Cat(c_in, accepted)),
@@ -317,8 +318,11 @@ class Core(wiring.Component):
         NI, NE = self.ingress, self.egress
         blocks = {b.name: b for b in self._blocks}
         csr = {}
+        # The balancer takes DEPTH a cycle ahead: its "not full" is a register (issue 22).
+        lookahead = {"LB": ("DEPTH",)}
         for name in ("INFO", "LB", "BPOOL", "SEGMON"):
-            m.submodules[f"csr_{name.lower()}"] = csr[name] = CsrBlock(block=blocks[name])
+            m.submodules[f"csr_{name.lower()}"] = csr[name] = CsrBlock(block=blocks[name],
+                                                                       lookahead=lookahead.get(name, ()))
         targets = {"INFO": csr["INFO"].bus, "LB": csr["LB"].bus, "BPOOL": csr["BPOOL"].bus,
                    "SEGMON": csr["SEGMON"].bus, "COST": cost.bus, "CTRL": adm.ctrl_bus,
                    "TENANT": adm.tenant_bus}
@@ -372,7 +376,7 @@ class Core(wiring.Component):
         m.d.sync += seeded.eq(1)
         m.d.comb += [
             lb.policy.eq(regs.policy),
-            lb.depth.eq(regs.depth),
+            lb.depth.eq(regs.depth_next),
             lb.seed.eq(Mux(seeded, regs.ext_seed.w_data, 0)),
             lb.seed_load.eq(~seeded | regs.ext_seed.w_en),
         ]

@@ -95,13 +95,30 @@ class CsrBlock(wiring.Component):
         For each ``ro`` flop register: the value the owner presents for reads.
     ext_<register> : Out(ExternalSignature(...))
         For each ``external`` register array.
+    <register>_next : Out(width)
+        For each register named in ``lookahead``: the value it holds from the next cycle on
+        (this cycle's write, else its current value), for an owner that registers what it
+        derives from the register (the load balancer's DEPTH, issue 22).
     """
 
-    def __init__(self, *, block):
+    def __new__(cls, *, block, lookahead=()):
+        # Checked before the object exists: a rejected one would warn "created but never used".
+        from .regmap import Block
+        if isinstance(block, Block):
+            known = sorted(r.name for r in block.registers
+                           if r.storage == "flop" and r.access == "rw" and r.count == 1)
+            for name in lookahead:
+                if name not in known:
+                    raise ValueError(f"{block.name}.{name} is not a single read-write flop register; "
+                                     f"lookahead takes one of {known}")
+        return super().__new__(cls, src_loc_at=1)
+
+    def __init__(self, *, block, lookahead=()):
         from .regmap import Block
         if not isinstance(block, Block):
             raise TypeError(f"Block must be a burstgate.regmap.Block, not {block!r}")
         self._block = block
+        self._lookahead = tuple(lookahead)
         members = {"bus": In(BusSignature(addr_width=(block.size - 1).bit_length()))}
         for reg in block.registers:
             shape = unsigned(reg.width) if reg.count == 1 else data.ArrayLayout(reg.width, reg.count)
@@ -110,6 +127,8 @@ class CsrBlock(wiring.Component):
             elif reg.access == "rw":
                 init = reg.resets[0] if reg.count == 1 else list(reg.resets)
                 members[_port_name(reg)] = Out(shape, init=init)
+                if reg.name in lookahead:
+                    members[f"{_port_name(reg)}_next"] = Out(shape, init=init)
             else:
                 members[_port_name(reg)] = In(shape)
         super().__init__(members)
@@ -150,6 +169,10 @@ class CsrBlock(wiring.Component):
             port = getattr(self, _port_name(reg))
             for i, offset in enumerate(reg.element_offsets()):
                 flops.append((reg, port if reg.count == 1 else port[i], offset >> 2))
+        for reg, element, at in flops:
+            if reg.name in self._lookahead:
+                nxt = getattr(self, f"{_port_name(reg)}_next")
+                m.d.comb += nxt.eq(Mux(bus.w_en & (word == at), bus.w_data[:reg.width], element))
         with m.If(bus.w_en):
             for reg, element, at in flops:
                 if reg.access == "rw":

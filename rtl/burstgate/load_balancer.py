@@ -12,7 +12,7 @@ from . import lfsr
 from .regmap import C, REGMAP
 from .trees import or_tree, popcount
 
-__all__ = ["LoadBalancer", "LbPolicy", "LbRequest", "LbDecision", "LbCompletion"]
+__all__ = ["LoadBalancer", "LbPolicy", "LbRequest", "LbDecision", "LbCompletion", "clamp_charge"]
 
 _QUEUE = C["QUEUE_BITS"]
 _DEPTH = C["LB_DEPTH_BITS"]
@@ -110,7 +110,12 @@ def _encode(onehot, width):
     return or_tree([Mux(onehot[i], i, 0) for i in range(width)])
 
 
-def _clamp(ns):
+def clamp_charge(ns):
+    """The charge of an I/O costing ``ns`` CPU ns: ``min(ns, 2**LB_CHARGE_BITS - 1)``.
+
+    The core's admission registers it a stage ahead of its dispatch and the completion queue
+    stores it (issue 22), so neither clamp is in front of the counters; the balancer clamps
+    again, which on an already clamped value is no logic."""
     return Mux(ns[_CHARGE:].any(), _CHARGE_MAX, ns[:_CHARGE])
 
 
@@ -154,8 +159,18 @@ class LoadBalancer(wiring.Component):
         offered I/O with no eligible member is a caller bug (it is decided to egress 0 and
         charged nowhere). It also completes only I/Os outstanding on their egress: a
         completion is applied as given (``underflow`` still reports one that exceeds what is
-        outstanding). Default False: ``ready`` also needs an eligible member, and a
-        completion exceeding what is outstanding changes nothing.
+        outstanding). And ``depth`` is read a cycle ahead (below), so that "not full" is a
+        register and the pick starts from it (issue 22). Default False: ``ready`` also needs
+        an eligible member, a completion exceeding what is outstanding changes nothing, and
+        ``depth`` is this cycle's.
+
+    load_pairs : bool
+        With ``committed``: which of every two egress queues has less outstanding ns, and
+        fewer I/Os, is a register, and P2C's compare, JSQ and LEAST_IOS pick from these
+        registers (issue 22, round 10). Measured out of context (docs/results.md "Issue 22,
+        round 10"): at 4 egress queues 9 -> 7 LUT levels for 1 683 more LUTs; at 16 the
+        pairs (240, each from six compares) take 37 475 LUTs and 19 levels, worse than
+        without them, so the core sets it for 4 egress queues or fewer. Default False.
 
     Members
     -------
@@ -173,6 +188,10 @@ class LoadBalancer(wiring.Component):
         Policy of this cycle's decision.
     depth : In(LB_DEPTH_BITS)
         Outstanding I/Os at which an egress queue is full (1..4095; 0: every queue is full).
+        With ``committed``: the depth in force from the next cycle on (the core's DEPTH
+        register after this cycle's write); the cycle after reset takes every queue as not
+        full, as any depth from 1 up does with no I/O outstanding (the core ignores a write
+        of 0, as the model does).
     map : In(data.ArrayLayout(egress_queues, ingress_queues))
         Egress set of each ingress queue, a bitmask.
     seed : In(32)
@@ -199,7 +218,7 @@ class LoadBalancer(wiring.Component):
         Sticky: a completion exceeded what its egress had outstanding.
     """
 
-    def __new__(cls, *, ingress_queues=C["QUEUES_MAX"], egress_queues=C["QUEUES_MAX"], committed=False):
+    def __new__(cls, *, ingress_queues=C["QUEUES_MAX"], egress_queues=C["QUEUES_MAX"], committed=False, load_pairs=False):
         # Checked before the object exists: a rejected one would warn "created but never used".
         for name, value in (("Ingress queues", ingress_queues), ("Egress queues", egress_queues)):
             if not isinstance(value, int) or isinstance(value, bool):
@@ -208,11 +227,16 @@ class LoadBalancer(wiring.Component):
                 raise ValueError(f"{name} must be 1..{C['QUEUES_MAX']}, not {value!r}")
         if not isinstance(committed, bool):
             raise TypeError(f"Committed must be a bool, not {committed!r}")
+        if not isinstance(load_pairs, bool):
+            raise TypeError(f"Load pairs must be a bool, not {load_pairs!r}")
+        if load_pairs and not committed:
+            raise ValueError("Load pairs needs committed: the pairs are formed for a completion applied as given")
         return super().__new__(cls, src_loc_at=1)
 
-    def __init__(self, *, ingress_queues=C["QUEUES_MAX"], egress_queues=C["QUEUES_MAX"], committed=False):
+    def __init__(self, *, ingress_queues=C["QUEUES_MAX"], egress_queues=C["QUEUES_MAX"], committed=False, load_pairs=False):
         self._ingress, self._egress = ingress_queues, egress_queues
         self._committed = committed
+        self._load_pairs = load_pairs
         egress = egress_queues
         super().__init__({
             "i": In(stream.Signature(LbRequest)),
@@ -280,6 +304,32 @@ class LoadBalancer(wiring.Component):
         m.d.comb += pick_oh.eq(Cat(pick == e for e in range(self._egress)))
         return pick_oh
 
+    def _pairs(self, name):
+        """``lt[a, b]``: egress ``a``'s load is less than ``b``'s, for every ordered pair."""
+        ne = self._egress
+        return {(a, b): Signal(name=f"{name}_lt_{a}_{b}") for a in range(ne) for b in range(ne) if a != b}
+
+    def _pairs_next(self, m, lt, hits, completed, nxt):
+        """Register ``lt`` from the next loads: ``nxt[t][e][h]`` is egress ``e``'s with ``h``
+        its pick and ``t`` the completion's valid; each pair is compared for the three
+        outcomes of the pick (neither picked, or one: the pick is one-hot) and the two of the
+        completion ahead of both, which select, as the pick selects the counters."""
+        for (a, b), r in lt.items():
+            less = [Mux(hits[a], n[a][1] < n[b][0], Mux(hits[b], n[a][0] < n[b][1], n[a][0] < n[b][0]))
+                    for n in nxt]
+            m.d.sync += r.eq(Mux(completed, less[1], less[0]))
+
+    def _least(self, m, elig, lt, name):
+        """As ``_jsq``, from the pairs' registers ``lt``: an eligible member is the pick when
+        it is strictly less than every eligible member below it and not more than any above
+        it (the least, the lowest index among equals)."""
+        ne = self._egress
+        pick_oh = Signal(ne, name=f"{name}_pick_oh")
+        for e in range(ne):
+            beats = [~elig[j] | (lt[e, j] if j < e else ~lt[j, e]) for j in range(ne) if j != e]
+            m.d.comb += pick_oh[e].eq(elig[e] & Cat(*beats).all() if beats else elig[e])
+        return pick_oh
+
     def _p2c_draws(self, m, advance):
         """The P2C tables of the LFSR's current state, registered, and the cycle they settle.
 
@@ -330,7 +380,13 @@ class LoadBalancer(wiring.Component):
         ne = self._egress
 
         not_full = Signal(ne)
-        m.d.comb += not_full.eq(Cat(self.out_ios[e] < self.depth for e in range(ne)))
+        if self._committed:
+            # From a register formed at the end of the previous cycle with the next counters and
+            # the next depth (below): the compare was the start of the pick's path.
+            not_full_r = Signal(ne, init=(1 << ne) - 1)
+            m.d.comb += not_full.eq(not_full_r)
+        else:
+            m.d.comb += not_full.eq(Cat(self.out_ios[e] < self.depth for e in range(ne)))
         req = self.i.payload
         elig = self._eligible(m, "req", req.ingress, not_full)
         m.d.comb += self.query_eligible.eq(self._eligible(m, "query", self.query_ingress, not_full))
@@ -351,8 +407,16 @@ class LoadBalancer(wiring.Component):
         rr_pick = Signal(ne)
         m.d.comb += rr_pick.eq(Mux(at_or_after.any(), _lowest_onehot(m, at_or_after, "rr_after"), static_pick))
 
-        jsq_pick = self._jsq(m, elig)
-        least_ios_pick = self._jsq(m, elig, self.out_ios, "least_ios")
+        if self._load_pairs:
+            # Which of every two egress queues has less outstanding (ns, I/Os) is a register,
+            # formed with the next counters (below), so the picks that compare loads are
+            # AND-ORs of registers instead of compares of the counters (issue 22).
+            ns_lt, ios_lt = self._pairs("ns"), self._pairs("ios")
+            jsq_pick = self._least(m, elig, ns_lt, "jsq")
+            least_ios_pick = self._least(m, elig, ios_lt, "least_ios")
+        else:
+            jsq_pick = self._jsq(m, elig)
+            least_ios_pick = self._jsq(m, elig, self.out_ios, "least_ios")
 
         # Power of two choices. The draws depend on the LFSR state alone, which moves only on a
         # P2C decision or a seed load, so everything they decide is registered a step ahead:
@@ -372,12 +436,19 @@ class LoadBalancer(wiring.Component):
             for e, table in ((e1, p2c_first), (e2, p2c_second)):
                 row = Array(Array(table[r, a] for a in range(ne - p)) for r in range(p + 1))
                 m.d.comb += e[p].eq(elig[p] & row[rank][above])
-        ns1 = Signal(_NS)
-        ns2 = Signal(_NS)
-        m.d.comb += [ns1.eq(_select(e1, [self.out_ns[e] for e in range(ne)])),
-                     ns2.eq(_select(e2, [self.out_ns[e] for e in range(ne)]))]
         p2c_pick = Signal(ne)
-        m.d.comb += p2c_pick.eq(Mux(ns2 < ns1, e2, e1))
+        second_less = Signal()
+        if self._load_pairs:
+            # The two candidates' compare from the pairs' registers. The same member drawn
+            # twice (one eligible) is no pair: the first is taken, as on a tie.
+            m.d.comb += second_less.eq(or_tree([e2[b] & e1[a] & ns_lt[b, a] for (b, a) in ns_lt]))
+        else:
+            ns1 = Signal(_NS)
+            ns2 = Signal(_NS)
+            m.d.comb += [ns1.eq(_select(e1, [self.out_ns[e] for e in range(ne)])),
+                         ns2.eq(_select(e2, [self.out_ns[e] for e in range(ne)])),
+                         second_less.eq(ns2 < ns1)]
+        m.d.comb += p2c_pick.eq(Mux(second_less, e2, e1))
 
         pick_oh = Signal(ne)
         with m.Switch(self.policy):
@@ -407,7 +478,7 @@ class LoadBalancer(wiring.Component):
         accept = Signal()
         m.d.comb += [accept.eq(self.i.valid & self.i.ready), accept_p2c.eq(accept & (self.policy == LbPolicy.P2C))]
         charge = Signal(_CHARGE)
-        m.d.comb += charge.eq(_clamp(req.cpu_ns))
+        m.d.comb += charge.eq(clamp_charge(req.cpu_ns))
 
         with m.If(advance):
             m.d.sync += self.o.valid.eq(accept)
@@ -433,13 +504,17 @@ class LoadBalancer(wiring.Component):
         # The outstanding counters: this cycle's decision, then this cycle's completion.
         done = self.complete
         m.d.comb += done.ready.eq(1)
-        done_charge = _clamp(done.payload.cpu_ns)
+        done_charge = clamp_charge(done.payload.cpu_ns)
         # Both outcomes of the decision (this egress picked or not) are computed from the
         # counters and the completion alone; the pick, the end of the longest path, only
         # chooses between them.
+        hits = []
+        next_ns = [[[] for _ in range(ne)] for _ in (0, 1)]   # [t][e][h]
+        next_ios = [[[] for _ in range(ne)] for _ in (0, 1)]
         for e in range(ne):
             hit = Signal(name=f"hit{e}")
             m.d.comb += hit.eq(accept & pick_oh[e])
+            hits.append(hit)
             mine = done.valid & (done.payload.egress == e)
             nxt_ios, nxt_ns, bad = [], [], []
             for h in (0, 1):
@@ -451,17 +526,45 @@ class LoadBalancer(wiring.Component):
                 # committed: the caller completes only what it knows outstanding (the core
                 # checks the head against the counters before this cycle's decision, which only
                 # adds), so the check is not in front of the counters (issue 22).
-                take = mine if self._committed else mine & ~bad_h
-                nxt_ios.append(ios1 - take)
-                nxt_ns.append(ns1 - Mux(take, done_charge, 0))
                 bad.append(bad_h)
+                if self._committed:
+                    # The loads compared below, for each outcome of the pick (h) and of the
+                    # completion's valid (t), which comes late (the core's check of the
+                    # head): its egress and charge are early, and only select. Stored widths.
+                    on_e = done.payload.egress == e
+                    for t in (0, 1):
+                        c_ios = Signal(_DEPTH, name=f"ios_next{e}_{h}_{t}")
+                        c_ns = Signal(_NS, name=f"ns_next{e}_{h}_{t}")
+                        m.d.comb += [c_ios.eq(ios1 - on_e if t else ios1),
+                                     c_ns.eq(ns1 - Mux(on_e, done_charge, 0) if t else ns1)]
+                        next_ios[t][e].append(c_ios)
+                        next_ns[t][e].append(c_ns)
+                    # The counters from the same outcomes, the valid selecting: as
+                    # ``ios1 - take`` (take = mine) yosys merged the two picks' subtracts
+                    # into one behind the pick's select (issue 22, round 11:
+                    # adm.a4 -> lb.accept -> the subtract -> out_ns); these subtracts also
+                    # feed the pairs, so they stay apart and the late signals only select.
+                    nxt_ios.append(Mux(done.valid, next_ios[1][e][h], next_ios[0][e][h]))
+                    nxt_ns.append(Mux(done.valid, next_ns[1][e][h], next_ns[0][e][h]))
+                else:
+                    take = mine & ~bad_h
+                    nxt_ios.append(ios1 - take)
+                    nxt_ns.append(ns1 - Mux(take, done_charge, 0))
             with m.If(Mux(hit, bad[1], bad[0])):
                 m.d.sync += self.underflow.eq(1)
+            if self._committed:
+                # Both outcomes compared ahead of the pick, as the counters are; the counter
+                # is stored in DEPTH bits, so the compare is of what is stored.
+                fits = [Mux(hit, next_ios[t][e][1] < self.depth, next_ios[t][e][0] < self.depth) for t in (0, 1)]
+                m.d.sync += not_full_r[e].eq(Mux(done.valid, fits[1], fits[0]))
             m.d.sync += [
                 self.out_ios[e].eq(Mux(hit, nxt_ios[1], nxt_ios[0])),
                 self.out_ns[e].eq(Mux(hit, nxt_ns[1], nxt_ns[0])),
             ]
         with m.If(done.valid & (done.payload.egress >= ne)):
             m.d.sync += self.underflow.eq(1)
+        if self._load_pairs:
+            self._pairs_next(m, ns_lt, hits, done.valid, next_ns)
+            self._pairs_next(m, ios_lt, hits, done.valid, next_ios)
 
         return m

@@ -21,6 +21,8 @@ from burstgate.regmap import C, REGMAP
 from burstgate.testing import StreamPattern
 
 DIMS = C["COST_DIMS"]
+CPU = C["DIM_CPU"]
+CHARGE_MAX = (1 << C["LB_CHARGE_BITS"]) - 1  # the load balancer's clamp of a charge
 CTRL = REGMAP.block("CTRL")
 TENANT = REGMAP.block("TENANT")
 SRC = {C[n]: n[4:] for n in ("SRC_OWN", "SRC_BORROW", "SRC_RESERVED", "SRC_DEFER",
@@ -59,6 +61,7 @@ class Bench:
         self.rng = random.Random(seed)
         self.sources = {}
         self.decisions = 0
+        self.charges = []
         m = self.model
         m.write(reg("LB", "DEPTH"), 4095)
         m.write(reg("LB", "MAP", NO_EGRESS), 0)
@@ -128,15 +131,17 @@ class Bench:
         inputs = [{"desc": d, "cost": list(e["cost"]), "hot": int(e["hot"])} for d, e in zip(descs, expected)]
         src, snk = StreamPattern(source, seed=self.rng.getrandbits(32)), StreamPattern(sink, seed=self.rng.getrandbits(32))
         adm = self.adm
-        got, sent, offer = [], 0, False
+        got, charges, sent, offer = [], [], 0, False
         while len(got) < len(descs):
             if not offer and sent < len(descs) and src():
                 ctx.set(adm.i.payload, AdmissionInput.const(inputs[sent]))
                 offer = True
             ctx.set(adm.i.valid, offer)
             ctx.set(adm.o.ready, snk())
-            _, _, i_ready, o_valid, o_ready, o_payload = await ctx.tick().sample(
-                adm.i.ready, adm.o.valid, adm.o.ready, adm.o.payload)
+            _, _, i_ready, o_valid, o_ready, o_payload, dispatch, charge = await ctx.tick().sample(
+                adm.i.ready, adm.o.valid, adm.o.ready, adm.o.payload, adm.dispatch, adm.dispatch_charge)
+            if dispatch:
+                charges.append(charge)
             if offer and i_ready:
                 sent, offer = sent + 1, False
             if o_valid and o_ready:
@@ -149,6 +154,11 @@ class Bench:
             ref["cost"] = tuple(want["cost"])
             assert fields == ref, f"descriptor {n} {d}: RTL {fields}, model {ref}"
             self.sources[SRC[ref["source"]]] = self.sources.get(SRC[ref["source"]], 0) + 1
+        # Each admitted descriptor is dispatched once, in order, charged its clamped CPU cost
+        # (registered with A4: a charge taken from A3 while A4 waits would be the next one's).
+        want_charges = [min(e["cost"][CPU], CHARGE_MAX) for e in expected if e["source"] < C["SRC_DEFER"]]
+        assert charges == want_charges, f"dispatch charges: RTL {charges}, model's clamped costs {want_charges}"
+        self.charges += want_charges
         self.decisions += len(descs)
         return expected
 
@@ -247,6 +257,22 @@ def test_back_to_back_under_backpressure(bg_model, source, sink):
     run(b, body)
     assert b.sources.get("BORROW", 0) > 0 and b.sources.get("OWN", 0) > 0
     assert b.sources.get("DEFER", 0) > 0
+
+
+def test_dispatch_charge_clamped_and_held(bg_model):
+    """CPU costs around the load balancer's clamp (2**LB_CHARGE_BITS - 1), the output held at
+    random: each dispatch carries its own descriptor's clamped cost. Catches the charge
+    registered a stage ahead (issue 22, round 11) without the clamp (truncated), or taken
+    from A3 while A4 waits (the next descriptor's)."""
+    b = Bench(bg_model, 4, seed=8)
+    for e in range(C["PRODUCTS"] * 2 * C["SIZE_CLASSES"]):
+        b.model.write(reg("COST", "TABLE_BASE", e * DIMS + CPU), b.rng.randint(CHARGE_MAX // 2, CHARGE_MAX * 2))
+
+    async def body(ctx):
+        await b.configure(ctx, C["SCHED_BIOS"], base=vec(2**31), grant=vec(2**31), lend=vec(0))
+        await b.stream(ctx, [b.desc(b.rng.randrange(4)) for _ in range(80)], source="random", sink="bursty")
+    run(b, body)
+    assert CHARGE_MAX in b.charges and any(c < CHARGE_MAX for c in b.charges)
 
 
 def test_p2c_tie_and_richer_lender(bg_model):

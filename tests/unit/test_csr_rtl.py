@@ -139,3 +139,38 @@ def test_external_strobes_and_unmapped(block):
             assert await _read(ctx, dut.bus, word) == 0, f"{block.name} word {word:#x}"
 
     _run(dut, bench)
+
+
+def test_lookahead():
+    """``<register>_next`` (the load balancer's DEPTH in the core, issue 22) is the value the
+    register holds in the next cycle: this cycle's write to it, else its value; a write to
+    another word does not reach it. Catches the write's data not selected (``_next`` one
+    cycle late, the balancer then deciding on the old depth), the other word's write taken,
+    and a name that is not a single rw flop register accepted."""
+    block = REGMAP.block("LB")
+    depth = block.register("DEPTH")
+    other = next(r for r in block.registers if r.storage == "flop" and r.access == "rw" and r is not depth)
+    dut = CsrBlock(block=block, lookahead=("DEPTH",))
+    at, elsewhere = depth.offset >> 2, other.offset >> 2
+
+    async def bench(ctx):
+        assert ctx.get(dut.depth_next) == ctx.get(dut.depth) == depth.resets[0]
+        for value in (1, 4095, 7):
+            ctx.set(dut.bus.addr, at << 2)
+            ctx.set(dut.bus.w_data, value)
+            ctx.set(dut.bus.w_en, 1)
+            assert ctx.get(dut.depth_next) == value
+            await ctx.tick()
+            ctx.set(dut.bus.w_en, 0)
+            assert ctx.get(dut.depth) == ctx.get(dut.depth_next) == value
+        ctx.set(dut.bus.addr, elsewhere << 2)
+        ctx.set(dut.bus.w_data, 3)
+        ctx.set(dut.bus.w_en, 1)
+        assert ctx.get(dut.depth_next) == 7
+        await ctx.tick()
+        ctx.set(dut.bus.w_en, 0)
+        assert ctx.get(dut.depth) == 7
+
+    _run(dut, bench)
+    with pytest.raises(ValueError, match="LB.OUT_IOS is not a single read-write flop register"):
+        CsrBlock(block=block, lookahead=("OUT_IOS",))

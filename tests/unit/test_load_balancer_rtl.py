@@ -30,6 +30,10 @@ def test_parameters_are_checked():
         LoadBalancer(4, 4)
     with pytest.raises(TypeError, match="Committed must be a bool, not 'yes'"):
         LoadBalancer(committed="yes")
+    with pytest.raises(TypeError, match="Load pairs must be a bool"):
+        LoadBalancer(committed=True, load_pairs=1)
+    with pytest.raises(ValueError, match="Load pairs needs committed"):
+        LoadBalancer(load_pairs=True)
     dut = LoadBalancer(ingress_queues=1, egress_queues=1)
     Fragment.get(dut, None)
     assert (dut.ingress_queues, dut.egress_queues, dut.committed) == (1, 1, False)
@@ -76,7 +80,8 @@ def drive(dut, steps, *, sink="always", rng=None, seed=0, committed=False):
     the log, the RTL's egress or -1 for a stalled cycle. ``committed``: drive as the core's
     admission does a ``committed`` balancer, offering a request only while
     ``query_eligible`` has a member for it (a cycle without one is the model's stall), and
-    check that ``ready`` does not depend on the request.
+    check that ``ready`` does not depend on the request; ``depth`` is then presented a cycle
+    ahead, as the core's DEPTH register's next value is.
     """
     log = ([], [], [])
     decisions, outputs, done = [], [], []
@@ -88,6 +93,7 @@ def drive(dut, steps, *, sink="always", rng=None, seed=0, committed=False):
 
     async def tb(ctx):
         waiting, n = [], 0
+        depth = None
         while n < len(steps) or waiting or len(outputs) < sum(d != -1 for d in decisions):
             assert n < 10 * len(steps) + 1000, "a request was never decided"
             step = steps[n] if n < len(steps) else ({"complete": "any"} if rng else {})
@@ -95,8 +101,13 @@ def drive(dut, steps, *, sink="always", rng=None, seed=0, committed=False):
                 ctx.set(dut.policy, step["policy"])
                 event(SET_POLICY, step["policy"])
             if "depth" in step:
-                ctx.set(dut.depth, step["depth"])
-                event(SET_DEPTH, step["depth"])
+                depth = step["depth"]
+                event(SET_DEPTH, depth)
+            if committed:
+                ahead = steps[n + 1] if n + 1 < len(steps) else {}
+                ctx.set(dut.depth, ahead.get("depth", depth if depth is not None else ctx.get(dut.depth)))
+            elif depth is not None:
+                ctx.set(dut.depth, depth)
             if "map" in step:
                 ctx.set(dut.map[step["map"][0]], step["map"][1])
                 event(SET_MAP, *step["map"])
@@ -334,15 +345,19 @@ def test_random_against_model(bg_model, policy, sink):
     assert -1 in got and len(set(got)) >= 4
 
 
-@pytest.mark.parametrize("policy,sink", [("p2c", "bursty"), ("mixed", "random")])
-def test_committed_against_model(bg_model, policy, sink):
+@pytest.mark.parametrize("policy,sink,pairs", [("p2c", "bursty", True), ("jsq", "always", True),
+                                               ("least_ios", "random", True), ("mixed", "random", True),
+                                               ("mixed", "bursty", False)])
+def test_committed_against_model(bg_model, policy, sink, pairs):
     """``committed`` (the core's balancer): requests offered only while ``query_eligible``
     has a member, taken on ``valid`` with ``ready`` independent of the request; every
-    decision and every cycle without an eligible member equals the model's."""
-    policies = {"p2c": [P2C], "mixed": [STATIC, RR, JSQ, P2C, LEAST_IOS]}[policy]
-    rng = random.Random(f"lb-committed-{policy}-{sink}")
+    decision and every cycle without an eligible member equals the model's. The loads'
+    compares are registers there (issue 22): each policy that reads them is run alone."""
+    policies = {"p2c": [P2C], "jsq": [JSQ], "least_ios": [LEAST_IOS],
+                "mixed": [STATIC, RR, JSQ, P2C, LEAST_IOS]}[policy]
+    rng = random.Random(f"lb-committed-{policy}-{sink}" + ("" if pairs else "-no-pairs"))
     nin, nout = 3, 6
-    dut = LoadBalancer(ingress_queues=nin, egress_queues=nout, committed=True)
+    dut = LoadBalancer(ingress_queues=nin, egress_queues=nout, committed=True, load_pairs=pairs)
     steps = random_steps(rng, nin, nout, 350, policies)
     kinds, a, b, got = drive(dut, steps, sink=sink, rng=rng, seed=rng.getrandbits(32), committed=True)
     model, want = model_run(bg_model, dut, kinds, a, b)

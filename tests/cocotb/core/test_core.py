@@ -47,6 +47,7 @@ SCHEDULER = reg("CTRL", "SCHEDULER")
 POLICY = reg("LB", "POLICY")
 LB_SEED = reg("LB", "SEED")
 BP_SHARED = reg("BPOOL", "SHARED")
+LB_DEPTH = reg("LB", "DEPTH")
 
 
 class TB:
@@ -638,16 +639,50 @@ async def bpool_write_beside_a_decision(dut):
     assert admitted and late, f"{admitted} admitted, {late} deferred: the writes never met the decision"
 
 
-async def one_descriptor_then_write(tb, offset, shared):
-    """One descriptor of tenant 0 on queue 0, then BPOOL.SHARED := shared `offset` cycles after
-    it was accepted; drains, completions held (the caller gives the buffers back)."""
+@cocotb.test()
+async def depth_write_beside_a_decision(dut):
+    """LB.DEPTH 1 -> 2 written in each cycle around the decision of a descriptor whose only
+    egress holds one I/O (full at depth 1): a decision in the cycle after the write must see
+    depth 2 and admit, as the model does with the write placed between the decisions the RTL
+    made before and after it. Catches the balancer's registered "not full" formed with the
+    depth in force (the core's register) instead of its next value (issue 22, round 10):
+    the decision right after the write is then deferred where the model admits."""
+    tb = TB(dut, cocotb.RANDOM_SEED)
+    tb.lazy, tb.between, tb.bad_rate = True, frozenset((LB_DEPTH,)), 0.0
+    await tb.reset()
+    tb.bus_q.extend(tb.cost_table())
+    big = [1 << 30] * DIMS
+    await tb.window(tb.provisioning(C["SCHED_BIOS"], lenders=0)
+                    + tb.vec_writes("RES_BASE", 0, big) + tb.vec_writes("GRANT", 0, big)
+                    + [("w", reg("TENANT", "COUNT_GRANT", 0), 0xFFFFFFFF), ("w", POLICY, C["LB_STATIC"]),
+                       ("w", LB_DEPTH, 1), ("w", reg("LB", "MAP", 0), 0x1),
+                       ("w", reg("BPOOL", "DEDICATED", 0), 4), ("w", BP_SHARED, 4)])
+    admitted = deferred = 0
+    for offset in range(8, 20):
+        await one_descriptor_then_write(tb, offset, None)  # egress 0 now full at depth 1
+        assert len(tb.outstanding) == 1, "the first descriptor was not admitted"
+        await one_descriptor_then_write(tb, offset, 2, addr=LB_DEPTH)
+        admitted += len(tb.outstanding) == 2
+        deferred += len(tb.outstanding) == 1
+        tb.c_rate = 1.0
+        await tb.cycles_until(lambda: not tb.outstanding and tb.c_pending is None)
+        await tb.window([("w", LB_DEPTH, 1)])
+    tb.summary()
+    assert admitted and deferred, f"{admitted} admitted, {deferred} deferred: the write never met the decision"
+
+
+async def one_descriptor_then_write(tb, offset, shared, addr=BP_SHARED):
+    """One descriptor of tenant 0 on queue 0, then the register at ``addr`` (BPOOL.SHARED)
+    := shared `offset` cycles after it was accepted (no write: ``shared`` None); drains,
+    completions held (the caller gives the buffers back)."""
     before = tb.accepted
     tb.d_gen, tb.paused, tb.c_rate = iter([tb.desc(0, queue=0)]), False, 0.0
     await tb.cycles_until(lambda: tb.accepted != before)
     tb.d_gen = None
     for _ in range(offset - 1):
         await tb.step()
-    tb.bus_q.append(("w", BP_SHARED, shared))
+    if shared is not None:
+        tb.bus_q.append(("w", addr, shared))
     await tb.drain()
 
 
@@ -669,7 +704,7 @@ def run_core(seed=None, events=EVENTS, test_filter=None, generate_verilog=True):
 #: The cocotb tests, each run in its own simulator: block RAM keeps its contents across a
 #: reset (as on the FPGA), while every test starts from a fresh model.
 TESTS = [f"decisions_equal_the_model/source={a}/sink={b}" for a in ("mix", "always") for b in ("mix", "always")]
-TESTS += ["seed_writes_amid_traffic", "bpool_write_beside_a_decision"]
+TESTS += ["seed_writes_amid_traffic", "bpool_write_beside_a_decision", "depth_write_beside_a_decision"]
 
 
 def test_core():
