@@ -112,10 +112,23 @@ compare-qemu: cpp ## issue 18's victim/neighbour on burstgate (bios, host profil
 reproduce: cpp ## run the simulator reproductions of the papers' figures (scenarios/), one Dask task per experiment, print the tables and draw out/reproduce/*.png
 	$(PY) scripts/reproduce_sweep.py --sim $(SIM) --plots $(OUT)/reproduce $(ENGINE_ARGS)
 
+# make test's pytest runs in two parts: every test that is not judged on the real clock on
+# TEST_WORKERS pytest-xdist workers, each test file whole on one worker (--dist loadfile: a
+# cocotb bench's Verilator build and a module's fixtures are made once), then the `wallclock`
+# tests (tests/conftest.py: the gateway's, with real clients and IOPS, latency and deadline
+# bounds) one at a time with nothing else of the suite running, as they were measured. Both
+# parts always run; the target fails if either does.
+TEST_WORKERS ?= 2
+TEST_ENV = PYTHONWARNINGS=error COST_DESCRIPTORS=$(COST_DESCRIPTORS) CORE_THROUGHPUT_DESCRIPTORS=$(CORE_THROUGHPUT)
+
 .PHONY: test
-test: cpp ## every test: C++ (ctest), Amaranth simulation, cocotb on Verilator, generated-file checks
+test: cpp ## every test: C++ (ctest), Amaranth simulation, cocotb on Verilator, generated-file checks; the real-clock ones serially, last [TEST_WORKERS=2]
 	ctest --test-dir $(CMAKE_BUILD) --output-on-failure -j $(JOBS)
-	PYTHONWARNINGS=error COST_DESCRIPTORS=$(COST_DESCRIPTORS) CORE_THROUGHPUT_DESCRIPTORS=$(CORE_THROUGHPUT) $(PY) -m pytest -m "not long" --durations=15 tests
+	$(TEST_ENV) $(PY) -m pytest -m "not long and not wallclock" -n $(TEST_WORKERS) --dist loadfile --durations=15 tests; \
+	  parallel=$$?; \
+	  $(TEST_ENV) $(PY) -m pytest -m "not long and wallclock" --durations=15 tests; \
+	  serial=$$?; \
+	  test $$parallel = 0 && test $$serial = 0
 
 .PHONY: test-long
 test-long: cpp ## long randomized runs (seed with RANDOM_SEED=n); the core differential and property cases as Dask tasks [WORKERS=N | ADDRESS=...]

@@ -22,6 +22,21 @@ def import_model():
             f"{BUILD / 'python'} on PYTHONPATH (the Makefile does both)") from exc
 
 
+#: Tests judged on the real clock: every test here runs burstgate-gateway, whose windows are 1 ms
+#: of wall time, with real clients, and many judge IOPS, latency or a deadline. `make test` runs
+#: them after the rest of the suite, one at a time with nothing of the suite beside them (the
+#: rest runs on two pytest-xdist workers, Makefile `test`). A test elsewhere with a bound on wall
+#: time is marked `wallclock` itself.
+WALLCLOCK_DIR = ROOT / "tests" / "gateway"
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if item.path.is_relative_to(WALLCLOCK_DIR):
+            item.add_marker(pytest.mark.wallclock)
+
+
 @pytest.fixture(scope="session")
 def bg_model():
     return import_model()

@@ -54,3 +54,60 @@ class CpuContention:
         if self.share is not None:
             return f"CPU stall share {100 * self.share:.1f} %"
         return f"load average {os.getloadavg()[0]:.1f} (no {PSI})"
+
+
+class RunDelay:
+    """``with RunDelay(pids) as d: ...`` then ``d.share``: the time the threads of the processes
+    ``pids()`` names spent runnable but waiting for a CPU (the run delay, /proc/PID/task/TID/
+    schedstat's second field), summed over the threads, as a share of the block's wall time.
+    Where CPU pressure says some task on the host waited, this says whether the processes a test
+    judges did: a client held off for milliseconds sends in clumps. ``pids`` is asked again at
+    every sample (processes start and end inside the block); what a thread waited after its last
+    sample, every ``period`` seconds, is not seen."""
+
+    def __init__(self, pids, period=0.02):
+        self._pids, self._period = pids, period
+        self._delay = {}  # (pid, tid) -> run delay in ns at the last sample
+        self._base = {}   # (pid, tid) -> run delay when first seen, for threads there at the start
+        self.share = None
+
+    def _sample(self, first=False):
+        for pid in self._pids():
+            try:
+                tids = os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                continue
+            for tid in tids:
+                try:
+                    with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                        delay = int(f.read().split()[1])
+                except (OSError, IndexError, ValueError):
+                    continue
+                key = (pid, tid)
+                if first:
+                    self._base[key] = delay
+                self._delay[key] = delay
+
+    def _run(self):
+        while not self._stop.wait(self._period):
+            self._sample()
+
+    def __enter__(self):
+        import threading
+        self._t0 = time.monotonic()
+        self._sample(first=True)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        self._sample()
+        waited = sum(d - self._base.get(k, 0) for k, d in self._delay.items())
+        self.share = waited / 1e9 / max(time.monotonic() - self._t0, 1e-6)
+        return False
+
+    def __str__(self):
+        return f"run delay {100 * self.share:.1f} % of the run"

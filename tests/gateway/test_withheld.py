@@ -12,7 +12,9 @@ tenant is far below its burst on average, with many deferrals:
   its requests arrive together: at its burst, its contract. Counting a deferral whatever the
   tenant's usage fails here.
 * a tenant whose burst is far above a small modelled host: deferred in windows the host's
-  capacity is used up. Counting a deferral whatever the other tenants' usage fails here.
+  capacity is used up. Counting a deferral whatever the other tenants' usage fails here. Judged
+  only on a run whose client and gateway the host did not hold off (a held-off client's clumps
+  are withheld capacity indeed); a host loaded through every attempt skips it, saying so.
 * a tenant at its burst IOPS (the count gate) while its cost vectors have room: its own
   cap. Counting without the count grant fails here.
 * a tenant under BaseCBS (`--scheduler base`: static shares, nothing lent) beside an idle
@@ -22,13 +24,24 @@ tenant is far below its burst on average, with many deferrals:
 
 import json
 
+import psutil
+import pytest
 import yaml
 
 from .gateway import Gateway
+from .host_load import RunDelay
 from .test_fio import run_fio
 
 SECONDS = 3
 MIX = "--bssplit=4k/40:16k/30:64k/20:128k/10"
+#: The full-host case judges a run only when neither its client nor the gateway was held off:
+#: fio's threads, and the gateway's, each waited for a CPU (host_load.RunDelay, summed over the
+#: threads) at most this share of the run. Measured on this shared host at load average 2-20:
+#: client 15-24 % and gateway 16-24 %: 0.1-0.4 % of the deferrals withheld; client 32-37 % and
+#: gateway 16-20 %: 0.4-1.2 %; client 36-75 % or gateway 26-59 %: 3.6-25 %.
+WAIT = 0.25
+#: Runs of the full-host case, each SECONDS long, before it gives up on a loaded host.
+ATTEMPTS = 3
 
 
 def scenario(tmp_path, swlimit_mbps, base, burst, idle_mbps=0):
@@ -50,22 +63,55 @@ def scenario(tmp_path, swlimit_mbps, base, burst, idle_mbps=0):
     return path
 
 
+def fio_pids():
+    """This test's fio processes (run_fio's child and the job processes fio forks)."""
+    pids = []
+    for p in psutil.Process().children(recursive=True):
+        try:
+            if p.name() == "fio":
+                pids.append(p.pid)
+        except psutil.Error:
+            pass  # ended between the listing and the question
+    return pids
+
+
+class Timing:
+    """How the host ran one gateway run: how long the client's threads and the gateway's waited
+    for a CPU, and the gateway's windows run late or skipped (its live JSON)."""
+
+    def __init__(self, client, gateway, live):
+        self.client, self.gateway = client, gateway
+        self.windows = live["windows"]
+        self.late = live["windows_late"] + live["window_overruns"]
+
+    @property
+    def on_time(self):
+        return self.client.share <= WAIT and self.gateway.share <= WAIT
+
+    def __str__(self):
+        return (f"client {self.client}, gateway {self.gateway}, {self.late} of {self.windows} windows late or "
+                f"skipped")
+
+
 def run(tmp_path, sc, gw_args, *fio_args):
     gw = Gateway(tmp_path, "--realtime", *gw_args, scenario=sc, export_size="256m")
     try:
-        run_fio(tmp_path, "withheld", ["--name=t", f"--uri={gw.uri('t')}", "--size=256m", *fio_args], runtime=SECONDS)
+        with RunDelay(fio_pids) as client, RunDelay(lambda: [gw.proc.pid]) as gateway:
+            run_fio(tmp_path, "withheld", ["--name=t", f"--uri={gw.uri('t')}", "--size=256m", *fio_args],
+                    runtime=SECONDS)
+        timing = Timing(client, gateway, gw.live())
     finally:
         report = gw.stop()
     t = report["tenants"][0]
     print(f"\n{t['mbps']:.1f} MB/s, {t['deferred_ios']} of {t['completed']} I/Os deferred ({t['throttled']} "
-          f"deferrals), {t['deferred_withheld']} withheld; utilization {report['utilization']}")
-    return t
+          f"deferrals), {t['deferred_withheld']} withheld; utilization {report['utilization']}; {timing}")
+    return t, timing
 
 
 def test_deferrals_at_its_own_burst_are_not_withheld(tmp_path):
     # compare_qemu_56.yaml's t20k and its clients, alone on a host of 3000 MB/s.
     sc = scenario(tmp_path, 3000, {"iops": 20000, "mbps": 200}, {"iops": 30000, "mbps": 300})
-    t = run(tmp_path, sc, [], "--rw=randrw", "--rwmixread=50", MIX, "--iodepth=2", "--numjobs=8")
+    t, _ = run(tmp_path, sc, [], "--rw=randrw", "--rwmixread=50", MIX, "--iodepth=2", "--numjobs=8")
     assert t["deferred_ios"] >= 0.02 * t["completed"], t  # the case is exercised: its burst binds
     assert t["deferred_withheld"] <= 0.01 * t["completed"], t
 
@@ -73,18 +119,34 @@ def test_deferrals_at_its_own_burst_are_not_withheld(tmp_path):
 def test_deferrals_on_a_full_host_are_not_withheld(tmp_path):
     # 40 MB/s of host for a tenant that may burst to 400 MB/s: the host, not the burst, binds.
     sc = scenario(tmp_path, 40, {"iops": 1000, "mbps": 4.096}, {"iops": 100000, "mbps": 400})
-    t = run(tmp_path, sc, [], "--rw=randread", "--bs=4k", "--iodepth=16")
-    assert t["mbps"] < 0.2 * 400 and t["deferred_ios"] >= 0.1 * t["completed"], t  # exercised
     # A few windows leave room (the client's own gaps, BIOS's allocation following demand a
-    # window late); counting regardless of the host's room would count all of them.
-    assert t["deferred_withheld"] <= 0.05 * t["throttled"], t
+    # window late); counting regardless of the host's room would count all of them. A loaded
+    # host makes many more such windows: a client held off for milliseconds sends in clumps, and
+    # a window after a quiet one grants little, so those deferrals are withheld capacity, rightly
+    # counted (CI: 1994 of 12822 at 22.6 MB/s; 0-29 of ~43000 quiet). The bound is judged only
+    # on a run whose client and gateway were not held off (Timing.on_time), measured on them:
+    # the gateway's late windows do not tell (its window loop is SCHED_FIFO: beside two busy
+    # loops 14 of 3912 windows were late while 3227 of 7351 deferrals were withheld), nor does
+    # the host's CPU pressure (50-60 % on this shared host in runs with 0.1-0.3 % withheld). A
+    # loaded host gets ATTEMPTS runs to give one; none is a skip that says why.
+    runs = []
+    for attempt in range(ATTEMPTS):
+        folder = tmp_path / f"run{attempt}"
+        folder.mkdir()
+        t, timing = run(folder, sc, [], "--rw=randread", "--bs=4k", "--iodepth=16")
+        assert t["mbps"] < 0.2 * 400 and t["deferred_ios"] >= 0.1 * t["completed"], t  # exercised
+        if timing.on_time:
+            assert t["deferred_withheld"] <= 0.05 * t["throttled"], (t, str(timing))
+            return
+        runs.append(f"{t['deferred_withheld']} of {t['throttled']} withheld, {timing}")
+    pytest.skip(f"no run of {ATTEMPTS} on time, the bound not judged: " + "; ".join(runs))
 
 
 def test_a_static_share_below_the_burst_withholds(tmp_path):
     # BaseCBS grants the tenant its base and the pool the bases leave (3000 x 0.95 - 2800 MB/s,
     # 50 MB/s); the idle tenant's 2800 MB/s stay unused and unlent; its burst is 400 MB/s.
     sc = scenario(tmp_path, 3000, {"iops": 1000, "mbps": 4.096}, {"iops": 100000, "mbps": 400}, idle_mbps=2800)
-    t = run(tmp_path, sc, ["--scheduler", "base"], "--rw=randread", "--bs=64k", "--iodepth=16")
+    t, _ = run(tmp_path, sc, ["--scheduler", "base"], "--rw=randread", "--bs=64k", "--iodepth=16")
     assert t["mbps"] < 0.25 * 400 and t["deferred_ios"] >= 0.1 * t["completed"], t  # exercised
     assert t["deferred_withheld"] >= 0.5 * t["throttled"], t  # both count deferral decisions
 
@@ -94,6 +156,6 @@ def test_deferrals_at_its_burst_iops_are_not_withheld(tmp_path):
     # the count gate (TENANT.COUNT_GRANT) defers while the cost vectors still have room, so a
     # count that looks at the vectors alone calls every such deferral withheld.
     sc = scenario(tmp_path, 3000, {"iops": 2000, "mbps": 300}, {"iops": 3000, "mbps": 400})
-    t = run(tmp_path, sc, [], "--rw=randread", "--bs=4k", "--iodepth=16")
+    t, _ = run(tmp_path, sc, [], "--rw=randread", "--bs=4k", "--iodepth=16")
     assert t["deferred_ios"] >= 0.1 * t["completed"], t  # exercised: the count binds
     assert t["deferred_withheld"] <= 0.01 * t["throttled"], t
