@@ -53,7 +53,7 @@ import threading
 import yaml
 
 from bench_verdict import Verdicts, load_average
-from burstgate.tools.gwbench import ROOT, Server, die, gateway_binary
+from burstgate.tools.gwbench import ROOT, Server, die, gateway_binary, schedstat
 
 SCENARIO = ROOT / "scenarios" / "compare_qemu.yaml"
 SCENARIO56 = ROOT / "scenarios" / "compare_qemu_56.yaml"
@@ -81,25 +81,6 @@ def run_pair(uri_v: str, uri_n: str | None, seconds: float, victim_iops: int, tm
     if uri_n is not None:
         r["bursty_mbps"] = by["bursty"]["bw_bytes"] / 1e6
     return r
-
-
-def _schedstat(pids: list[int]) -> dict:
-    """Per thread of the given processes: (CPU time, time waiting on a run queue) in ns, from
-    /proc/PID/task/TID/schedstat (absent threads are skipped: they may have ended)."""
-    out = {}
-    for pid in pids:
-        try:
-            tids = os.listdir(f"/proc/{pid}/task")
-        except OSError:
-            continue
-        for tid in tids:
-            try:
-                with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
-                    cpu, wait = f.read().split()[:2]
-                out[int(tid)] = (int(cpu), int(wait))
-            except (OSError, ValueError):
-                continue
-    return out
 
 
 def _descendants(pid: int) -> list[int]:
@@ -133,8 +114,8 @@ class CpuWatch:
     def _loop(self) -> None:
         while True:
             if self.server_pid is not None:
-                self.server.update(_schedstat([self.server_pid]))
-            self.clients.update(_schedstat(_descendants(self.fio.pid)))
+                self.server.update(schedstat([self.server_pid]))
+            self.clients.update(schedstat(_descendants(self.fio.pid)))
             if self._stop.wait(0.25):
                 return
 

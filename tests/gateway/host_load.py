@@ -11,6 +11,8 @@ the fallback where PSI is missing, and lags by a minute.
 import os
 import time
 
+from burstgate.tools.gwbench import schedstat
+
 PSI = "/proc/pressure/cpu"
 
 
@@ -67,26 +69,15 @@ class RunDelay:
 
     def __init__(self, pids, period=0.02):
         self._pids, self._period = pids, period
-        self._delay = {}  # (pid, tid) -> run delay in ns at the last sample
-        self._base = {}   # (pid, tid) -> run delay when first seen, for threads there at the start
+        self._delay = {}  # thread id -> run delay in ns at the last sample
+        self._base = {}   # thread id -> run delay when first seen, for threads there at the start
         self.share = None
 
     def _sample(self, first=False):
-        for pid in self._pids():
-            try:
-                tids = os.listdir(f"/proc/{pid}/task")
-            except OSError:
-                continue
-            for tid in tids:
-                try:
-                    with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
-                        delay = int(f.read().split()[1])
-                except (OSError, IndexError, ValueError):
-                    continue
-                key = (pid, tid)
-                if first:
-                    self._base[key] = delay
-                self._delay[key] = delay
+        for tid, (_, delay) in schedstat(self._pids()).items():
+            if first:
+                self._base[tid] = delay
+            self._delay[tid] = delay
 
     def _run(self):
         while not self._stop.wait(self._period):

@@ -50,6 +50,26 @@ def fio(uri: str, rw: str, bs: str, iodepth: int, seconds: float, numjobs: int =
             "lat_p99_us": side["clat_ns"]["percentile"]["99.000000"] / 1e3}
 
 
+def schedstat(pids) -> dict:
+    """Per thread of the given processes: (CPU time, time waiting on a run queue) in ns, from
+    /proc/PID/task/TID/schedstat (absent threads are skipped: they may have ended). Keyed by
+    thread id (unique on the host while the thread lives)."""
+    out = {}
+    for pid in pids:
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                    cpu, wait = f.read().split()[:2]
+                out[int(tid)] = (int(cpu), int(wait))
+            except (OSError, ValueError):
+                continue
+    return out
+
+
 def live_json(control: str) -> dict:
     """The live JSON burstgate-gateway writes to whoever connects to its control socket."""
     with socket.socket(socket.AF_UNIX) as c:
