@@ -605,16 +605,8 @@ async def bpool_write_beside_a_decision(dut):
     egress slot is never given back.) Then the same with a pool that can serve queue 0 only
     once the write is in force: a decision in the cycle after a rebuild, on the pool's
     answer formed before it, would be deferred where the model admits."""
-    tb = TB(dut, cocotb.RANDOM_SEED)
-    tb.lazy, tb.between, tb.bad_rate = True, frozenset((BP_SHARED,)), 0.0
-    await tb.reset()
-    tb.bus_q.extend(tb.cost_table())
-    big = [1 << 30] * DIMS
-    await tb.window(tb.provisioning(C["SCHED_BIOS"], lenders=0)
-                    + tb.vec_writes("RES_BASE", 0, big) + tb.vec_writes("GRANT", 0, big)
-                    + [("w", reg("TENANT", "COUNT_GRANT", 0), 0xFFFFFFFF), ("w", POLICY, C["LB_STATIC"]),
-                       ("w", reg("LB", "DEPTH"), 16), ("w", reg("LB", "MAP", 0), 0xF),
-                       ("w", reg("BPOOL", "DEDICATED", 0), 1), ("w", BP_SHARED, 4)])
+    tb = await one_tenant_tb(dut, BP_SHARED, [("w", reg("LB", "DEPTH"), 16), ("w", reg("LB", "MAP", 0), 0xF),
+                                              ("w", reg("BPOOL", "DEDICATED", 0), 1), ("w", BP_SHARED, 4)])
     admitted = 0
     for offset in range(8, 20):  # the decision is some cycles after acceptance (the core's latency)
         await one_descriptor_then_write(tb, offset, 4 + offset % 2)
@@ -647,16 +639,8 @@ async def depth_write_beside_a_decision(dut):
     made before and after it. Catches the balancer's registered "not full" formed with the
     depth in force (the core's register) instead of its next value (issue 22, round 10):
     the decision right after the write is then deferred where the model admits."""
-    tb = TB(dut, cocotb.RANDOM_SEED)
-    tb.lazy, tb.between, tb.bad_rate = True, frozenset((LB_DEPTH,)), 0.0
-    await tb.reset()
-    tb.bus_q.extend(tb.cost_table())
-    big = [1 << 30] * DIMS
-    await tb.window(tb.provisioning(C["SCHED_BIOS"], lenders=0)
-                    + tb.vec_writes("RES_BASE", 0, big) + tb.vec_writes("GRANT", 0, big)
-                    + [("w", reg("TENANT", "COUNT_GRANT", 0), 0xFFFFFFFF), ("w", POLICY, C["LB_STATIC"]),
-                       ("w", LB_DEPTH, 1), ("w", reg("LB", "MAP", 0), 0x1),
-                       ("w", reg("BPOOL", "DEDICATED", 0), 4), ("w", BP_SHARED, 4)])
+    tb = await one_tenant_tb(dut, LB_DEPTH, [("w", LB_DEPTH, 1), ("w", reg("LB", "MAP", 0), 0x1),
+                                             ("w", reg("BPOOL", "DEDICATED", 0), 4), ("w", BP_SHARED, 4)])
     admitted = deferred = 0
     for offset in range(8, 20):
         await one_descriptor_then_write(tb, offset, None)  # egress 0 now full at depth 1
@@ -669,6 +653,22 @@ async def depth_write_beside_a_decision(dut):
         await tb.window([("w", LB_DEPTH, 1)])
     tb.summary()
     assert admitted and deferred, f"{admitted} admitted, {deferred} deferred: the write never met the decision"
+
+
+async def one_tenant_tb(dut, between, writes):
+    """A TB whose writes to ``between`` are placed between decisions, with tenant 0 alone able
+    to admit anything (base and grant far above any I/O, no count cap, static balancing) and
+    the balancer and pool ``writes`` applied: the set-up of the register-beside-a-decision
+    tests."""
+    tb = TB(dut, cocotb.RANDOM_SEED)
+    tb.lazy, tb.between, tb.bad_rate = True, frozenset((between,)), 0.0
+    await tb.reset()
+    tb.bus_q.extend(tb.cost_table())
+    big = [1 << 30] * DIMS
+    await tb.window(tb.provisioning(C["SCHED_BIOS"], lenders=0)
+                    + tb.vec_writes("RES_BASE", 0, big) + tb.vec_writes("GRANT", 0, big)
+                    + [("w", reg("TENANT", "COUNT_GRANT", 0), 0xFFFFFFFF), ("w", POLICY, C["LB_STATIC"])] + writes)
+    return tb
 
 
 async def one_descriptor_then_write(tb, offset, shared, addr=BP_SHARED):
