@@ -16,7 +16,7 @@ tenant is far below its burst on average, with many deferrals:
   only on a run whose client and gateway the host did not hold off (a held-off client's clumps
   are withheld capacity indeed); a host loaded through every attempt skips it, saying so.
 * a tenant at its burst IOPS (the count gate) while its cost vectors have room: its own
-  cap. Counting without the count grant fails here.
+  cap. Counting without the count grant fails here. Judged on a run on time, as the one above.
 * a tenant under BaseCBS (`--scheduler base`: static shares, nothing lent) beside an idle
   tenant whose base is most of the host: it gets its base and the small unprovisioned pool while
   the host stands nearly empty, so its deferrals withhold capacity. Counting none fails here.
@@ -108,6 +108,22 @@ def run(tmp_path, sc, gw_args, *fio_args):
     return t, timing
 
 
+def on_time_run(tmp_path, sc, gw_args, fio_args, exercised):
+    """The first of up to ATTEMPTS runs whose client and gateway were not held off for a CPU
+    (Timing.on_time): (tenant report, Timing). `exercised(t)` is asserted on every run, on time
+    or not; with none on time the test is skipped with each run's figures."""
+    runs = []
+    for attempt in range(ATTEMPTS):
+        folder = tmp_path / f"run{attempt}"
+        folder.mkdir()
+        t, timing = run(folder, sc, gw_args, *fio_args)
+        exercised(t)
+        if timing.on_time:
+            return t, timing
+        runs.append(f"{t['deferred_withheld']} of {t['throttled']} withheld, {timing}")
+    pytest.skip(f"no run of {ATTEMPTS} on time, the bound not judged: " + "; ".join(runs))
+
+
 def test_deferrals_at_its_own_burst_are_not_withheld(tmp_path):
     # compare_qemu_56.yaml's t20k and its clients, alone on a host of 3000 MB/s.
     sc = scenario(tmp_path, 3000, {"iops": 20000, "mbps": 200}, {"iops": 30000, "mbps": 300})
@@ -129,17 +145,11 @@ def test_deferrals_on_a_full_host_are_not_withheld(tmp_path):
     # loops 14 of 3912 windows were late while 3227 of 7351 deferrals were withheld), nor does
     # the host's CPU pressure (50-60 % on this shared host in runs with 0.1-0.3 % withheld). A
     # loaded host gets ATTEMPTS runs to give one; none is a skip that says why.
-    runs = []
-    for attempt in range(ATTEMPTS):
-        folder = tmp_path / f"run{attempt}"
-        folder.mkdir()
-        t, timing = run(folder, sc, [], "--rw=randread", "--bs=4k", "--iodepth=16")
-        assert t["mbps"] < 0.2 * 400 and t["deferred_ios"] >= 0.1 * t["completed"], t  # exercised
-        if timing.on_time:
-            assert t["deferred_withheld"] <= 0.05 * t["throttled"], (t, str(timing))
-            return
-        runs.append(f"{t['deferred_withheld']} of {t['throttled']} withheld, {timing}")
-    pytest.skip(f"no run of {ATTEMPTS} on time, the bound not judged: " + "; ".join(runs))
+    def exercised(t):
+        assert t["mbps"] < 0.2 * 400 and t["deferred_ios"] >= 0.1 * t["completed"], t
+
+    t, timing = on_time_run(tmp_path, sc, [], ["--rw=randread", "--bs=4k", "--iodepth=16"], exercised)
+    assert t["deferred_withheld"] <= 0.05 * t["throttled"], (t, str(timing))
 
 
 def test_a_static_share_below_the_burst_withholds(tmp_path):
@@ -155,7 +165,12 @@ def test_deferrals_at_its_burst_iops_are_not_withheld(tmp_path):
     # 4 KiB reads bound by the burst IOPS (3000), with bytes bought far above them (400 MB/s):
     # the count gate (TENANT.COUNT_GRANT) defers while the cost vectors still have room, so a
     # count that looks at the vectors alone calls every such deferral withheld.
+    # Judged on a run on time, as the full-host case: under load its clients' clumps leave
+    # windows with room (285 of 14103 withheld once, beside the whole suite on two workers).
     sc = scenario(tmp_path, 3000, {"iops": 2000, "mbps": 300}, {"iops": 3000, "mbps": 400})
-    t, _ = run(tmp_path, sc, [], "--rw=randread", "--bs=4k", "--iodepth=16")
-    assert t["deferred_ios"] >= 0.1 * t["completed"], t  # exercised: the count binds
-    assert t["deferred_withheld"] <= 0.01 * t["throttled"], t
+
+    def exercised(t):  # the count binds
+        assert t["deferred_ios"] >= 0.1 * t["completed"], t
+
+    t, timing = on_time_run(tmp_path, sc, [], ["--rw=randread", "--bs=4k", "--iodepth=16"], exercised)
+    assert t["deferred_withheld"] <= 0.01 * t["throttled"], (t, str(timing))
