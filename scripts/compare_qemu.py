@@ -41,19 +41,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import pathlib
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 
 import yaml
 
 from bench_verdict import Verdicts, load_average
-from burstgate.tools.gwbench import ROOT, Server, die, gateway_binary, schedstat
+from burstgate.tools.gwbench import ROOT, SchedWatch, Server, die, gateway_binary
 
 SCENARIO = ROOT / "scenarios" / "compare_qemu.yaml"
 SCENARIO56 = ROOT / "scenarios" / "compare_qemu_56.yaml"
@@ -97,42 +95,11 @@ def _descendants(pid: int) -> list[int]:
     return seen
 
 
-class CpuWatch:
-    """Samples, every 0.25 s while the clients run, the CPU time and run-queue wait of the
-    server's threads and of fio's processes (the last sample of each thread is kept: a thread
-    that ends loses at most its last quarter second). Says whether requests waited in the
-    server or in clients that did not get a CPU."""
-
-    def __init__(self, server_pid: int | None, fio: subprocess.Popen) -> None:
-        self.server_pid, self.fio = server_pid, fio
-        self.server: dict = {}
-        self.clients: dict = {}
-        self._stop = threading.Event()
-        self._t = threading.Thread(target=self._loop, daemon=True)
-        self._t.start()
-
-    def _loop(self) -> None:
-        while True:
-            if self.server_pid is not None:
-                self.server.update(schedstat([self.server_pid]))
-            self.clients.update(schedstat(_descendants(self.fio.pid)))
-            if self._stop.wait(0.25):
-                return
-
-    def stop(self) -> dict:
-        self._stop.set()
-        self._t.join()
-        tot = lambda d, k: sum(v[k] for v in d.values()) / 1e9  # noqa: E731
-        return {"server_cpu_s": tot(self.server, 0), "server_runq_wait_s": tot(self.server, 1),
-                "clients_cpu_s": tot(self.clients, 0), "clients_runq_wait_s": tot(self.clients, 1),
-                "client_processes": len(self.clients)}
-
-
 def run_56(server, seconds: float, tmp: pathlib.Path, tag: str) -> dict:
     """56 connections over four tenants, randrw 4-128 KiB, iodepth 2 each: per tenant IOPS and MB/s,
     fio's mean completion latency (clat, submission to completion as the client sees it) and its
     slowest and fastest connection's IOPS; and "cpu": the CPU time and run-queue wait of the
-    server's threads and of fio's processes over the run (CpuWatch)."""
+    server's threads and of fio's processes over the run (SchedWatch)."""
     out = tmp / f"{tag}-fio.json"  # not the server's report (--out TAG.json)
     # No --group_reporting: every connection is its own job in the output, so one connection of a
     # tenant starving the others shows as a spread between its slowest and fastest.
@@ -141,16 +108,21 @@ def run_56(server, seconds: float, tmp: pathlib.Path, tag: str) -> dict:
     for name, n in CONNS56.items():
         cmd += [f"--name={name}", f"--uri={server.uri(name)}", "--rw=randrw", "--rwmixread=50",
                 "--bssplit=" + ":".join(f"{k}/{v}" for k, v in MIX56.items()), f"--iodepth={IODEPTH56}", f"--numjobs={n}"]
+    server_pid = getattr(getattr(server, "proc", None), "pid", None)
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    watch = CpuWatch(getattr(getattr(server, "proc", None), "pid", None), p)
-    try:
-        _, err = p.communicate(timeout=seconds + 180)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        p.communicate()
-        watch.stop()
+    # Whether requests waited in the server or in clients that did not get a CPU.
+    with SchedWatch(lambda: [server_pid] if server_pid else []) as srv, \
+            SchedWatch(lambda: _descendants(p.pid)) as cli:
+        try:
+            _, err = p.communicate(timeout=seconds + 180)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.communicate()
+            err = None
+    if err is None:
         die("compare_qemu", "fio did not finish")
-    cpu = watch.stop()
+    cpu = {"server_cpu_s": srv.cpu_s, "server_runq_wait_s": srv.wait_s, "clients_cpu_s": cli.cpu_s,
+           "clients_runq_wait_s": cli.wait_s, "client_processes": cli.threads}
     if p.returncode != 0:
         die("compare_qemu", f"fio failed: {err.strip()}")
     return {**aggregate_56(json.loads(out.read_text())["jobs"]), "cpu": cpu}
@@ -437,7 +409,7 @@ def client_table(c56: dict, scheduler: str = "bios") -> list[str]:
     """Markdown: where case 2's requests waited. Per gateway run and tenant, fio's mean completion
     latency (the client's submission to completion) beside the gateway's (request read to reply
     queued, deferral included) and its slowest and fastest connection's IOPS; then per server
-    the CPU time and run-queue wait of its threads and of fio's processes (CpuWatch)."""
+    the CPU time and run-queue wait of its threads and of fio's processes (SchedWatch)."""
     rows = ["| run | tenant | fio clat mean | gateway latency mean | connections' IOPS, slowest / fastest | "
             "fio CPU per I/O |", "|---|---|---|---|---|---|"]
     for run in (BG, WILD):

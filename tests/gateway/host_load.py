@@ -11,7 +11,7 @@ the fallback where PSI is missing, and lags by a minute.
 import os
 import time
 
-from burstgate.tools.gwbench import schedstat
+from burstgate.tools.gwbench import SchedWatch
 
 PSI = "/proc/pressure/cpu"
 
@@ -58,47 +58,19 @@ class CpuContention:
         return f"load average {os.getloadavg()[0]:.1f} (no {PSI})"
 
 
-class RunDelay:
+class RunDelay(SchedWatch):
     """``with RunDelay(pids) as d: ...`` then ``d.share``: the time the threads of the processes
-    ``pids()`` names spent runnable but waiting for a CPU (the run delay, /proc/PID/task/TID/
-    schedstat's second field), summed over the threads, as a share of the block's wall time.
-    Where CPU pressure says some task on the host waited, this says whether the processes a test
-    judges did: a client held off for milliseconds sends in clumps. ``pids`` is asked again at
-    every sample (processes start and end inside the block); what a thread waited after its last
-    sample, every ``period`` seconds, is not seen."""
+    ``pids()`` names spent runnable but waiting for a CPU (SchedWatch's ``wait_s``, sampled every
+    20 ms), as a share of the block's wall time. Where CPU pressure says some task on the host
+    waited, this says whether the processes a test judges did: a client held off for milliseconds
+    sends in clumps."""
 
-    def __init__(self, pids, period=0.02):
-        self._pids, self._period = pids, period
-        self._delay = {}  # thread id -> run delay in ns at the last sample
-        self._base = {}   # thread id -> run delay when first seen, for threads there at the start
-        self.share = None
+    def __init__(self, pids):
+        super().__init__(pids, period=0.02)
 
-    def _sample(self, first=False):
-        for tid, (_, delay) in schedstat(self._pids()).items():
-            if first:
-                self._base[tid] = delay
-            self._delay[tid] = delay
-
-    def _run(self):
-        while not self._stop.wait(self._period):
-            self._sample()
-
-    def __enter__(self):
-        import threading
-        self._t0 = time.monotonic()
-        self._sample(first=True)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
-        self._sample()
-        waited = sum(d - self._base.get(k, 0) for k, d in self._delay.items())
-        self.share = waited / 1e9 / max(time.monotonic() - self._t0, 1e-6)
-        return False
+    @property
+    def share(self):
+        return self.wait_s / self.seconds
 
     def __str__(self):
         return f"run delay {100 * self.share:.1f} % of the run"

@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 from ..command import Program, find_program
@@ -68,6 +69,52 @@ def schedstat(pids) -> dict:
             except (OSError, ValueError):
                 continue
     return out
+
+
+class SchedWatch:
+    """``with SchedWatch(pids) as w: ...``: samples, every ``period`` s on a thread, the threads of
+    the processes ``pids()`` names (asked again at every sample: processes start and end inside
+    the block), and on leaving sets ``cpu_s`` and ``wait_s``, the CPU time they ran and the time
+    they were runnable but waited for a CPU over the block (schedstat; a thread there at the start
+    counts from then, one that starts later from its start), ``threads`` and ``seconds``. What a
+    thread did after its last sample before it ended is not seen."""
+
+    def __init__(self, pids, period: float = 0.25) -> None:
+        self._pids, self._period = pids, period
+        self._base: dict = {}  # thread id -> (cpu, wait) at the block's start
+        self._last: dict = {}  # thread id -> (cpu, wait) at its last sample
+        self.cpu_s = self.wait_s = self.seconds = 0.0
+        self.threads = 0
+
+    def _sample(self, first: bool = False) -> None:
+        for tid, v in schedstat(self._pids()).items():
+            if first:
+                self._base[tid] = v
+            self._last[tid] = v
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._period):
+            self._sample()
+
+    def __enter__(self) -> "SchedWatch":
+        self._t0 = time.monotonic()
+        self._sample(first=True)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        self._stop.set()
+        self._thread.join()
+        self._sample()
+        self.seconds = max(time.monotonic() - self._t0, 1e-6)
+        grew = [(v[0] - self._base.get(tid, (0, 0))[0], v[1] - self._base.get(tid, (0, 0))[1])
+                for tid, v in self._last.items()]
+        self.cpu_s = sum(c for c, _ in grew) / 1e9
+        self.wait_s = sum(w for _, w in grew) / 1e9
+        self.threads = len(self._last)
+        return False
 
 
 def live_json(control: str) -> dict:
