@@ -18,9 +18,12 @@ and on the gateway a second time under wild (every tenant capped at its burst, a
 scenario's capacity): what the machine can serve those clients, which case 2 is judged against
 (judge_case2). Per tenant, fio's completion latency beside the gateway's, its connections'
 spread and both sides' CPU and run-queue wait say where case 2's requests waited (client_table).
-The gateway runs of case 2 are --rounds pairs (default 3), the scheduler and wild alternating,
-judged on each one's per-tenant medians (median_runs): on a 2-core host one run of 15 s moved
-t20k by 10 % and wild's total by 20 % from the run before (docs/results.md).
+Case 1 runs --rounds times (default 3) on each server, their order alternating, judged on each
+server's medians (median1); the gateway runs of case 2 are --rounds pairs, the scheduler and wild
+alternating, judged on each one's per-tenant medians (median_runs): on a 2-core host one run of
+15 s moved t20k by 10 % and wild's total by 20 % from the run before, and case 1's victim by 20 %
+(docs/results.md). With --beside-no-base-priority case 1 also runs the gateway without its
+within-base reader priority (--base-priority 0), a row not judged.
 
 Prints two markdown tables (victim IOPS, mean and P99 completion latency, neighbour MB/s; per
 tenant IOPS and MB/s), then issue 18's criteria, each PASS or MISS (judge()), and writes --json.
@@ -33,7 +36,7 @@ deferrals, withheld and below-base deferrals (one rule for both: sw/sim withheld
 gateway beside the replay's, to tell Algorithm 1 on clumped arrivals from the real clock's part.
 
 Usage: compare_qemu.py --profile HOST.yaml [--profile56 HOST56.yaml] [--build build/cmake] [--seconds 15]
-       [--victim-iops 3000] [--case 1|2] [--rounds 3]
+       [--victim-iops 3000] [--case 1|2] [--rounds 3] [--beside-no-base-priority]
        [--replay] [--scheduler56 bios|base|wild]
 """
 
@@ -191,6 +194,8 @@ def total_iops(r: dict) -> float:
 
 
 BG, QEMU = "burstgate bios", "qemu-storage-daemon, throttle groups"
+# Measured beside, not judged: the gateway without its within-base reader priority.
+NOPRIO = "burstgate bios, --base-priority 0"
 # One window's grant and one carry bucket over the run, and fio's own rounding: the margin by
 # which a tenant may appear above its burst over a 15 s run without being above it.
 BURST_SLACK = 1.01
@@ -455,6 +460,64 @@ def gateway56(gw: pathlib.Path, a, tmp: pathlib.Path, images: pathlib.Path, sche
     return r
 
 
+def case1(gw: pathlib.Path, a, tmp: pathlib.Path, images: pathlib.Path, sc: dict) -> dict:
+    """Case 1 over --rounds: each round the victim beside the neighbour on burstgate (and, with
+    --beside-no-base-priority, on burstgate with --base-priority 0) and on qemu-storage-daemon,
+    the servers' order alternating; the first round also runs the victim alone on each. Each
+    server's figures are the medians over the rounds (median1), its rounds kept in "rounds"."""
+    def burstgate(tag: str, extra: list[str]) -> Server:
+        sock = str(tmp / f"{tag}.sock")
+        return Server(f"burstgate-gateway {tag}",
+                      [str(gw), "--config", str(SCENARIO), "--profile", a.profile, "--unix", sock,
+                       "--data-dir", str(images), "--export-size", str(IMAGE_BYTES),
+                       "--realtime", "--scheduler", "bios", "--out", str(tmp / f"{tag}.json")] + extra,
+                      sock, "victim", tmp, report=tmp / f"{tag}.json")
+
+    def qemu(tag: str) -> Server:
+        sock = str(tmp / f"{tag}.sock")
+        return Server(f"qemu-storage-daemon {tag}", qemu_cmd(sc, images, sock, a.seconds), sock, "victim", tmp)
+
+    servers = {BG: lambda k: burstgate(f"bg{k}", []), QEMU: lambda k: qemu(f"qemu{k}")}
+    if a.beside_no_base_priority:
+        servers[NOPRIO] = lambda k: burstgate(f"bg-noprio{k}", ["--base-priority", "0"])
+    rounds: dict = {name: [] for name in servers}
+    alone: dict = {}
+    for k in range(a.rounds):
+        order = list(servers) if k % 2 == 0 else list(reversed(servers))
+        for name in order:
+            try:
+                s = servers[name](k)
+            except RuntimeError as e:
+                die("compare_qemu", str(e))
+            r = run_pair(s.uri("victim"), s.uri("bursty"), a.seconds, a.victim_iops, tmp, f"{name[:9]}-{k}")
+            if k == 0 and name != NOPRIO:
+                alone[name] = run_pair(s.uri("victim"), None, a.seconds, a.victim_iops, tmp, f"{name[:9]}-alone")
+            rep = s.stop()
+            if name != QEMU:
+                r["window_overruns"] = rep.get("window_overruns") if rep else None
+            rounds[name].append(r)
+    out = {}
+    for name, rs in rounds.items():
+        out[name] = median1(rs)
+        out[name]["rounds"] = rs
+        if name in alone:
+            out[name]["alone"] = alone[name]
+    return out
+
+
+CASE1_FIGURES = ("victim_iops", "victim_mean_us", "victim_p99_us", "bursty_mbps")
+
+
+def median1(runs: list[dict]) -> dict:
+    """Case 1's rounds of one server as one run: the median of each figure (the reason is
+    median_runs'), window overruns the rounds' largest."""
+    out = {k: statistics.median(r[k] for r in runs) for k in CASE1_FIGURES}
+    overruns = [r["window_overruns"] for r in runs if r.get("window_overruns") is not None]
+    if overruns:
+        out["window_overruns"] = max(overruns)
+    return out
+
+
 def qemu_cmd(sc: dict, images: pathlib.Path, sock: str, seconds: float) -> list[str]:
     cmd = ["qemu-storage-daemon", "--nbd-server", f"addr.type=unix,addr.path={sock}"]
     for t in sc["tenants"]:
@@ -498,9 +561,12 @@ def main() -> None:
                          "and dpu settings other than the profile's")
     ap.add_argument("--case", choices=("1", "2"), help="run only this case (default: both)")
     ap.add_argument("--rounds", type=int, default=3,
-                    help="case 2: runs of the gateway under its scheduler and under wild, alternating; each "
+                    help="case 1: runs of each server, their order alternating, each judged on its medians; "
+                         "case 2: runs of the gateway under its scheduler and under wild, alternating; each "
                          "judged on its per-tenant medians and its median round's total (default 3; odd, so "
                          "that each median is a run's figure)")
+    ap.add_argument("--beside-no-base-priority", action="store_true",
+                    help="case 1: also run the gateway with --base-priority 0 each round (a row, not judged)")
     ap.add_argument("--replay", action="store_true",
                     help="case 2: print the gateway's deferrals beside its recorded arrivals' replay in burstgate-sim")
     ap.add_argument("--replay-clock", choices=("window", "wall"), default="window",
@@ -527,29 +593,7 @@ def main() -> None:
         images.mkdir()
         if a.case in (None, "1"):
             prefill(images, sc["tenants"])
-            sock = str(tmp / "bg.sock")
-            try:
-                s = Server("burstgate-gateway",
-                           [str(gw), "--config", str(SCENARIO), "--profile", a.profile, "--unix", sock,
-                            "--data-dir", str(images), "--export-size", str(IMAGE_BYTES),
-                            "--realtime", "--scheduler", "bios", "--out", str(tmp / "bg.json")],
-                           sock, "victim", tmp, report=tmp / "bg.json")
-            except RuntimeError as e:
-                die("compare_qemu", str(e))
-            res["burstgate bios"] = run_pair(s.uri("victim"), s.uri("bursty"), a.seconds, a.victim_iops, tmp, "bg")
-            res["burstgate bios"]["alone"] = run_pair(s.uri("victim"), None, a.seconds, a.victim_iops, tmp, "bg-alone")
-            rep = s.stop()
-            res["burstgate bios"]["window_overruns"] = rep.get("window_overruns") if rep else None
-            qsock = str(tmp / "qemu.sock")
-            try:
-                q = Server("qemu-storage-daemon", qemu_cmd(sc, images, qsock, a.seconds), qsock, "victim", tmp)
-            except RuntimeError as e:
-                die("compare_qemu", str(e))
-            res["qemu-storage-daemon, throttle groups"] = run_pair(q.uri("victim"), q.uri("bursty"), a.seconds,
-                                                                   a.victim_iops, tmp, "qemu")
-            res["qemu-storage-daemon, throttle groups"]["alone"] = run_pair(q.uri("victim"), None, a.seconds,
-                                                                            a.victim_iops, tmp, "qemu-alone")
-            q.stop()
+            res.update(case1(gw, a, tmp, images, sc))
         if a.case in (None, "2"):
             # The second case: 56 connections over four tenants.
             sc56 = yaml.safe_load(a.scenario56.read_text())
@@ -584,16 +628,25 @@ def main() -> None:
               f"{a.seconds:g} s each\n")
         print("| | victim IOPS | victim mean | victim P99 | neighbour MB/s |")
         print("|---|---|---|---|---|")
-        for name, r in res.items():
-            if name == "56 connections":
-                continue
+        case1_rows = [name for name in (BG, NOPRIO, QEMU) if name in res]
+        for name in case1_rows:
+            r = res[name]
             print(f"| {name} | {r['victim_iops']:.0f} | {r['victim_mean_us']:.0f} µs | {r['victim_p99_us']:.0f} µs | "
                   f"{r['bursty_mbps']:.0f} |")
-        for name, r in res.items():
-            if "alone" in r:
-                v = r["alone"]
+        for name in case1_rows:
+            if "alone" in res[name]:
+                v = res[name]["alone"]
                 print(f"| {name}, the victim alone | {v['victim_iops']:.0f} | {v['victim_mean_us']:.0f} µs | "
                       f"{v['victim_p99_us']:.0f} µs | — |")
+        if a.rounds > 1:
+            print(f"\nThe figures above (the victim alone aside: round 1) are the medians of {a.rounds} rounds, "
+                  "the servers' order alternating; per round:\n")
+            print("| | round | victim IOPS | victim mean | victim P99 | neighbour MB/s |")
+            print("|---|---|---|---|---|---|")
+            for name in case1_rows:
+                for k, r in enumerate(res[name]["rounds"]):
+                    print(f"| {name} | {k + 1} | {r['victim_iops']:.0f} | {r['victim_mean_us']:.0f} µs | "
+                          f"{r['victim_p99_us']:.0f} µs | {r['bursty_mbps']:.0f} |")
     if "56 connections" in res:
         c56 = res["56 connections"]
         print("\n56 connections (" + ", ".join(f"{k}: {n}" for k, n in CONNS56.items()) +

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "nbd_proto.hpp"
+#include "thread_name.hpp"
 #include "write_all.hpp"
 
 namespace bg::gw {
@@ -89,6 +90,7 @@ void ArrivalRecorder::hand_off_locked()
 
 void ArrivalRecorder::writer_loop(const std::shared_ptr<Shared> &sh)
 {
+    name_thread("bg-arrivals");
     // Signals are the main thread's (its signalfd): this thread, started before the gateway
     // blocks them, must not take a SIGTERM's default action for the whole process.
     sigset_t all;

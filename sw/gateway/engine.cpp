@@ -13,6 +13,7 @@
 #include "burstgate/regs.h"
 #include "burstgate/window.h"
 #include "nbd_proto.hpp"
+#include "thread_name.hpp"
 
 namespace bg::gw {
 
@@ -437,7 +438,7 @@ void Engine::work_done(Request *r)
 
 void Engine::pacer_loop()
 {
-    thread_setup();
+    thread_setup("bg-pacer");
     std::vector<Request *> ready;
     std::unique_lock<std::mutex> g(sa_mu_);
     std::uint64_t last_timed = 0;  // the last wake-up at a time the pacer chose
@@ -474,7 +475,7 @@ void Engine::pacer_loop()
 
 void Engine::window_loop()
 {
-    thread_setup();
+    thread_setup("bg-window");
     const auto period = std::chrono::nanoseconds(sc_.window_ns);
     auto next = Clock::now() + period;
     std::vector<Request *> again, ready;
@@ -541,8 +542,9 @@ void Engine::roll_second()
 }
 
 // Sleeps end within a microsecond of their deadline instead of the default 50 us slack.
-void Engine::thread_setup()
+void Engine::thread_setup(const char *name)
 {
+    name_thread(name);
     ::prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
     if (opt_.realtime) {
         sched_param sp{};
@@ -554,7 +556,7 @@ void Engine::thread_setup()
 
 void Engine::backend_loop()
 {
-    thread_setup();
+    thread_setup("bg-store");
     while (Request *r = backend_.pop()) {
         work(*r);
         work_done(r);

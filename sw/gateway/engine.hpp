@@ -163,7 +163,7 @@ private:
     // `ready`: I/Os the stages released meanwhile, for the caller to answer once dev_mu_ is free.
     std::size_t offer_locked(std::vector<Request *> &rs, bool from_window, std::vector<Request *> &ready);
     void window_loop();
-    void thread_setup();
+    void thread_setup(const char *name);  // its name (thread_name.hpp), timer slack, SCHED_FIFO with --realtime
     void pacer_loop();
     void backend_loop();
     bool inline_ok(const Request &r) const;

@@ -34,7 +34,7 @@ const char *const kUsage =
     "usage: burstgate-gateway --config SCENARIO.yaml (--unix PATH | --tcp ADDR:PORT)\n"
     "         [--engine model|verilator|xrt] [--scheduler bios|wild|base|dualbucket|ddrr] [--seed N]\n"
     "         [--data-dir DIR] [--export-size SIZE] [--control PATH] [--out REPORT.json]\n"
-    "         [--live] [--no-pace] [--realtime] [--allow-remote] [--max-conns N] [--verbose]\n"
+    "         [--live] [--no-pace] [--realtime] [--base-priority N] [--allow-remote] [--max-conns N] [--verbose]\n"
     "         [--handshake-slots N] [--handshake-timeout MS] [--tenant-buffer SIZE] [--buffer SIZE]\n"
     "         [--min-reply-rate SIZE] [--reply-grace MS] [--tenant-depth N] [--profile HOST.yaml]\n"
     "         [--arrivals FILE] [--arrivals-max N] [--arrivals-clock wall|window]\n"
@@ -46,6 +46,8 @@ const char *const kUsage =
     "  --live              the per-second table on stderr even when it is not a terminal\n"
     "  --no-pace           SA workers do not take the scenario's CPU time and software limit\n"
     "  --realtime          window loop and SA stages at SCHED_FIFO 10 (needs CAP_SYS_NICE)\n"
+    "  --base-priority N   with --realtime: a connection's reader at SCHED_FIFO N while its tenant's\n"
+    "                      requests stay within its base rate (default 5; 0: never)\n"
     "  --profile HOST.yaml this host's measured SA threads, CPU costs and bandwidth (make calibrate)\n"
     "  --allow-remote      --tcp on an address other than loopback\n"
     "  --max-conns N       connections per tenant unless its scenario entry sets max_conns (16)\n"
@@ -213,6 +215,7 @@ int main(int argc, char **argv)
     std::uint64_t export_size = 1ull << 30, seed = 0;
     bool have_seed = false, live = ::isatty(2) != 0, pace = true, allow_remote = false, verbose = false, realtime = false;
     unsigned max_conns = 16;
+    int base_priority = 5;
     std::uint32_t tenant_depth = bg::gw::EngineOptions{}.tenant_depth;
     bg::gw::ServerOptions so;
     try {
@@ -234,6 +237,7 @@ int main(int argc, char **argv)
             else if (a == "--live") live = true;
             else if (a == "--no-pace") pace = false;
             else if (a == "--realtime") realtime = true;
+            else if (a == "--base-priority") base_priority = static_cast<int>(args.integer(0, 9));
             else if (a == "--allow-remote") allow_remote = true;
             else if (a == "--verbose") verbose = true;
             else if (a == "--profile") profile = args.value();
@@ -316,7 +320,10 @@ int main(int argc, char **argv)
                                               : bg::gw::open_file_store(data_dir + "/" + t.name + ".img", export_size));
             so.exports.push_back(t.name);
             so.tenant_conns.push_back(t.max_conns ? t.max_conns : max_conns);
+            so.base_iops.push_back(t.base.iops);
+            so.base_bytes_per_s.push_back(t.base.mbps * 1e6);
         }
+        so.base_priority = realtime ? base_priority : 0;
         // Every thread started from here on inherits the mask: the signals arrive on the signalfd.
         sigset_t mask;
         sigemptyset(&mask);

@@ -17,6 +17,7 @@
 #include <map>
 
 #include "nbd_proto.hpp"
+#include "thread_name.hpp"
 
 namespace bg::gw {
 
@@ -422,6 +423,12 @@ Server::Server(Engine &engine, ServerOptions opt) : eng_(engine), opt_(std::move
     tenant_pressed_ = std::make_unique<std::atomic<int>[]>(n);
     for (std::size_t t = 0; t < n; t++)
         pools_.push_back(std::make_unique<BufferPool>(tenant_budget_[t].get(), &global_, &tenant_pressed_[t], &global_pressed_));
+    std::vector<std::uint32_t> max_block(n);
+    for (std::size_t t = 0; t < n; t++)
+        max_block[t] = eng_.max_block(t);
+    opt_.base_iops.resize(n, 0);
+    opt_.base_bytes_per_s.resize(n, 0);
+    base_prio_ = std::make_unique<BasePriority>(opt_.base_priority, opt_.base_iops, opt_.base_bytes_per_s, max_block);
 }
 
 namespace {
@@ -612,9 +619,11 @@ void Server::close_all(std::chrono::milliseconds wait)
 
 void Server::run(Client &c)
 {
+    name_thread("bg-hello");
     std::shared_ptr<Conn> conn = c.conn;
     const int tenant = handshake(c, *conn);
     if (tenant >= 0) {
+        name_thread("bg-rd", conn->export_name);
         timeval none{};  // no receive timeout once the client is in transmission
         ::setsockopt(conn->fd(), SOL_SOCKET, SO_RCVTIMEO, &none, sizeof none);
         const auto t = static_cast<std::size_t>(tenant);
@@ -869,7 +878,9 @@ void Server::transmission(const std::shared_ptr<Conn> &c, std::size_t tenant)
     BufferPool &pool = *pools_[tenant];
     auto give_up = [&] { return c->stopping(); };
     const auto grace = std::chrono::milliseconds(opt_.reply_grace_ms);
+    BasePriority::Thread prio(*base_prio_);  // normal policy again when the reader ends
     std::thread writer([this, c, grace] {
+        name_thread("bg-wr", c->export_name);
         const std::string why = c->write_loop(opt_.min_reply_bytes_per_s, grace);
         if (!why.empty()) {
             errors_++;
@@ -895,6 +906,10 @@ void Server::transmission(const std::shared_ptr<Conn> &c, std::size_t tenant)
         }
         const nbd::Request hdr = parse_request(raw);
         const Check chk = check_request(hdr, size, max_payload, kMaxPayload, c->session);
+        // This request and the wait for the next at real-time priority only within the base
+        // (every request counts, a refused one too, so that a flood is not favoured).
+        const bool sized = hdr.type == kCmdRead || hdr.type == kCmdWrite || hdr.type == kCmdWriteZeroes;
+        prio.favour(base_prio_->within(tenant, sized ? hdr.length : 0));
         if (chk.verdict == Verdict::kClose) {
             errors_++;
             note(*c, std::string(chk.why) + ": closed");

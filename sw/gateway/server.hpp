@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "base_priority.hpp"
 #include "budget.hpp"
 #include "buffer_pool.hpp"
 #include "engine.hpp"
@@ -38,6 +39,10 @@ struct ServerOptions {
     std::uint64_t min_reply_bytes_per_s = 1ull << 20;
     unsigned reply_grace_ms = 1000;
     bool verbose = false;  // one stderr line per refused request or closed connection
+    // A reader's SCHED_FIFO priority while its tenant stays within its base (base_priority.hpp;
+    // 0: off), and the tenants' bases (scenario order).
+    int base_priority = 0;
+    std::vector<double> base_iops, base_bytes_per_s;
 };
 
 class Conn;
@@ -60,6 +65,7 @@ public:
     std::uint64_t buffered_peak() { return global_.peak(); }
     std::uint64_t buffer_limit() const { return global_.limit(); }
     std::uint32_t max_payload(std::size_t t) const;
+    std::uint64_t priority_switches() const { return base_prio_->switches(); }
 
 private:
     struct Client {
@@ -91,6 +97,7 @@ private:
     std::vector<std::unique_ptr<BufferPool>> pools_;  // per tenant: idle payload buffers
     std::unique_ptr<std::atomic<int>[]> tenant_pressed_;  // per tenant: readers waiting for its budget
     std::atomic<int> global_pressed_{0};                  // readers waiting for the global budget
+    std::unique_ptr<BasePriority> base_prio_;
     std::atomic<bool> stopping_{false};
     std::atomic<int> readers_{0};
     std::atomic<std::uint64_t> errors_{0};

@@ -1,0 +1,24 @@
+// Names the calling thread for `top -H`, `perf` and /proc/PID/task/TID/comm, so that a user can
+// tell where the gateway's CPU and its run-queue waits go: "bg-window", "bg-pacer", "bg-store",
+// "bg-arrivals", "bg-hello" (a connection in its handshake), and per connection "bg-rd:TENANT"
+// (reads requests, does inline work) and "bg-wr:TENANT" (sends the replies the socket did not
+// take at once). The kernel keeps 15 bytes: a long tenant name is cut there.
+#pragma once
+
+#include <pthread.h>
+
+#include <string>
+#include <string_view>
+
+namespace bg::gw {
+
+inline void name_thread(std::string_view role, std::string_view tenant = {})
+{
+    std::string n(role);
+    if (!tenant.empty())
+        n.append(":").append(tenant);
+    n.resize(std::min<std::size_t>(n.size(), 15));
+    pthread_setname_np(pthread_self(), n.c_str());  // fails only on a name above 15 bytes
+}
+
+}  // namespace bg::gw
