@@ -11,7 +11,6 @@ from .headlines import R, assert_draws
 from .headlines import run  # noqa: F401  (the shared fixture)
 
 F = R.reproduce_stillwater_fig14
-MAIN_MBPS = 0.56 * 3000  # the scenario's main bucket: main_share x swlimit_mbps
 
 
 def _change(row, who, q):
@@ -25,7 +24,7 @@ def test_fig14_trace_has_the_papers_printed_statistics(tmp_path):
     main bucket, and the innocent VDs are the minor clients' (24 of 49). Catches the Zipf
     exponent no longer solved for the CV (a flat law gives a CV near 1), the quiet rate no
     longer solved for the share, and a trace file the simulator would refuse (a VD without I/O)."""
-    trace = F.write_trace(tmp_path, MAIN_MBPS)
+    trace = F.write_trace(tmp_path, F.main_mbps(R.load("dualbucket_hot_segments.yaml")))
     s = trace.stats
     assert abs(s["major_share"] - 0.63) <= 0.005, s
     assert abs(s["major_vd_share"] - 0.51) <= 0.005, s
@@ -65,9 +64,8 @@ def test_fig14_headline_and_what_it_depends_on(run, tmp_path):
     paper: -71 %), the major clients' P99999 up (37749 -> 45875 us). What it depends on: a hold
     of N = 5 intervals reaches the paper (-95 %; seed 15 -80 %), N = 3 -73 %: at N = 2 a formerly
     hot segment turns steady after the burst while its deferred backlog remains, and that
-    backlog spends the cheque: the busiest segment sends 513 KiB per T between bursts, at R
-    (512 KiB), so bursts at 1.3 x the main bucket (774 KiB: it stays hot) give -96 % and at 1.7
-    (251 KiB) -32 %. Innocent VDs at 0.15 of the main bucket (-3 %) or the major
+    backlog spends the cheque: between bursts the busiest segment sends at R (1.00 R), so
+    bursts at 1.3 x the main bucket (1.51 R: it stays hot) give -96 % and at 1.7 (0.49 R) -32 %. Innocent VDs at 0.15 of the main bucket (-3 %) or the major
     clients split 1/k with a CV of 33 (-1 %) put the steady demand during a burst above the 20 %
     cheque (Fig. 10's gap). The cheque held at its cap (-47 %) moves the headline little: Eq. (2)
     is not its cause. Catches any of these causes changing."""
@@ -82,8 +80,8 @@ def test_fig14_headline_and_what_it_depends_on(run, tmp_path):
     assert -45 <= p99999["seed15"] <= -15, p99999
     assert -85 <= p99999["hold3"] <= -60, p99999
     assert p99999["hold5"] <= -85 and p99999["seed15_hold5"] <= -70, p99999
-    # The busiest segment between bursts: 774 KiB per T at 1.3 (stays hot), 251 at 1.7 (turns steady).
+    # The busiest segment between bursts: 1.51 R at 1.3 (stays hot), 0.49 R at 1.7 (turns steady).
     assert p99999["peak13"] <= -85 and -50 <= p99999["peak17"] <= -15, p99999
-    assert rows["peak13"]["stats"]["top_quiet_kib_per_10ms"] > 512 > rows["peak17"]["stats"]["top_quiet_kib_per_10ms"]
+    assert rows["peak13"]["stats"]["top_quiet_of_r"] > 1 > rows["peak17"]["stats"]["top_quiet_of_r"]
     assert p99999["innocent15"] >= -15 and p99999["split_1k"] >= -10, p99999
     assert -60 <= p99999["cheque_cap"] <= -35, p99999
