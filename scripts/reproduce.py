@@ -35,6 +35,7 @@ import reproduce_bcbs68  # noqa: E402  (this folder, not a package)
 import reproduce_calcspar  # noqa: E402
 import reproduce_libra  # noqa: E402
 import reproduce_stillwater  # noqa: E402
+import reproduce_stillwater_fig14  # noqa: E402
 import reproduce_segmon  # noqa: E402
 import reproduce_segunit  # noqa: E402
 import reproduce_metered  # noqa: E402
@@ -732,6 +733,9 @@ EXPERIMENTS = {
                               reproduce_libra.swap_md, "swap"),
     "stillwater_cheque": Experiment(lambda run: reproduce_stillwater.cheque_gap(run, load),
                                     lambda r: reproduce_stillwater.cheque_gap_md(r, pct), "cheque_gap"),
+    # Fig. 14: a synthetic I/O-intensive trace with the paper's printed statistics (scripts/reproduce_stillwater_fig14.py).
+    "stillwater_fig14": Experiment(lambda run: reproduce_stillwater_fig14.fig14(run, load),
+                                   lambda r: reproduce_stillwater_fig14.fig14_md(r, pct), "trace_tail"),
     "stillwater_sizes": Experiment(lambda run: reproduce_stillwater.cheque_sizes(run, load),
                                    lambda r: reproduce_stillwater.cheque_sizes_md(r, pct), "cheque_gap"),
     # Calcspar (scripts/reproduce_calcspar.py): burstgate-lsm runs.
