@@ -37,6 +37,7 @@ gateway beside the replay's, to tell Algorithm 1 on clumped arrivals from the re
 
 Usage: compare_qemu.py --profile HOST.yaml [--profile56 HOST56.yaml] [--build build/cmake] [--seconds 15]
        [--victim-iops 3000] [--case 1|2] [--rounds 3] [--beside-no-base-priority]
+       [--gateway-args='OPTIONS']
        [--replay] [--scheduler56 bios|base|wild]
 """
 
@@ -449,7 +450,8 @@ def gateway56(gw: pathlib.Path, a, tmp: pathlib.Path, images: pathlib.Path, sche
                     "--realtime", "--scheduler", scheduler, "--out", str(tmp / f"{tag}.json"),
                     # up to 24 connections of one tenant, all 56 connecting at once
                     "--max-conns", "64", "--handshake-slots", "64"]
-                   + (["--arrivals", str(tmp / f"{tag}.iolog"), "--arrivals-clock", a.replay_clock] if record else []),
+                   + (["--arrivals", str(tmp / f"{tag}.iolog"), "--arrivals-clock", a.replay_clock] if record else [])
+                   + a.gateway_args,
                    sock, "t20k", tmp, report=tmp / f"{tag}.json")
     except RuntimeError as e:
         die("compare_qemu", str(e))
@@ -470,7 +472,7 @@ def case1(gw: pathlib.Path, a, tmp: pathlib.Path, images: pathlib.Path, sc: dict
         return Server(f"burstgate-gateway {tag}",
                       [str(gw), "--config", str(SCENARIO), "--profile", a.profile, "--unix", sock,
                        "--data-dir", str(images), "--export-size", str(IMAGE_BYTES),
-                       "--realtime", "--scheduler", "bios", "--out", str(tmp / f"{tag}.json")] + extra,
+                       "--realtime", "--scheduler", "bios", "--out", str(tmp / f"{tag}.json")] + a.gateway_args + extra,
                       sock, "victim", tmp, report=tmp / f"{tag}.json")
 
     def qemu(tag: str) -> Server:
@@ -565,6 +567,9 @@ def main() -> None:
                          "case 2: runs of the gateway under its scheduler and under wild, alternating; each "
                          "judged on its per-tenant medians and its median round's total (default 3; odd, so "
                          "that each median is a run's figure)")
+    ap.add_argument("--gateway-args", type=str.split, default=[],
+                    help="more burstgate-gateway options for every gateway run, one string given with '=' "
+                         "(--gateway-args='--base-priority 0'); the tables then describe that gateway")
     ap.add_argument("--beside-no-base-priority", action="store_true",
                     help="case 1: also run the gateway with --base-priority 0 each round (a row, not judged)")
     ap.add_argument("--replay", action="store_true",
