@@ -46,6 +46,7 @@ from __future__ import annotations
 import argparse
 import json
 import pathlib
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -65,23 +66,37 @@ MIX56 = {"4k": 40, "16k": 30, "64k": 20, "128k": 10}  # fio --bssplit, percent b
 IMAGE_BYTES = 256 << 20
 
 
-def run_pair(uri_v: str, uri_n: str | None, seconds: float, victim_iops: int, tmp: pathlib.Path, tag: str) -> dict:
-    """Case 1's fio run: the victim and, unless uri_n is None, the bursting neighbour beside it."""
+def run_pair(uri_v: str, uri_n: str | None, seconds: float, victim_iops: int, tmp: pathlib.Path, tag: str,
+             server_pid: int | None = None) -> dict:
+    """Case 1's fio run: the victim and, unless uri_n is None, the bursting neighbour beside it;
+    with server_pid, "threads": per thread name of that process and for fio's processes
+    ("fio"), [threads, CPU s, run-queue wait s] per second of the run (SchedWatch)."""
     out = tmp / f"{tag}-fio.json"  # not the server's report (--out TAG.json)
     cmd = ["fio", "--ioengine=nbd", "--output-format=json", f"--output={out}", "--time_based",
            f"--runtime={seconds}", "--size=256m", "--randrepeat=0",
            "--name=victim", f"--uri={uri_v}", "--rw=randread", "--bs=4k", "--iodepth=1", f"--rate_iops={victim_iops}"]
     if uri_n is not None:
         cmd += ["--name=bursty", f"--uri={uri_n}", "--rw=randread", "--bs=128k", "--iodepth=64"]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 120)
-    if p.returncode != 0:
-        die("compare_qemu", f"fio failed: {p.stderr.strip()}")
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    with SchedWatch(lambda: [server_pid] if server_pid else [], names=True) as srv, \
+            SchedWatch(lambda: _descendants(proc.pid), names=True) as cli:
+        try:
+            _, err = proc.communicate(timeout=seconds + 120)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            die("compare_qemu", "fio did not finish")
+    if proc.returncode != 0:
+        die("compare_qemu", f"fio failed: {err.strip()}")
     by = {j["jobname"]: j["read"] for j in json.loads(out.read_text())["jobs"]}
     v = by["victim"]
     r = {"victim_iops": v["iops"], "victim_mean_us": v["clat_ns"]["mean"] / 1e3,
          "victim_p99_us": v["clat_ns"]["percentile"]["99.000000"] / 1e3}
     if uri_n is not None:
         r["bursty_mbps"] = by["bursty"]["bw_bytes"] / 1e6
+    if server_pid:
+        r["threads"] = {name: [n, c / srv.seconds, w / srv.seconds] for name, (n, c, w) in
+                        sorted({**srv.by_name, **cli.by_name}.items())}
     return r
 
 
@@ -479,25 +494,34 @@ def case1(gw: pathlib.Path, a, tmp: pathlib.Path, images: pathlib.Path, sc: dict
         sock = str(tmp / f"{tag}.sock")
         return Server(f"qemu-storage-daemon {tag}", qemu_cmd(sc, images, sock, a.seconds), sock, "victim", tmp)
 
-    servers = {BG: lambda k: burstgate(f"bg{k}", []), QEMU: lambda k: qemu(f"qemu{k}")}
+    servers = {BG: lambda tag: burstgate(tag, []), QEMU: qemu}
+    tags = {BG: "bg", QEMU: "qemu", NOPRIO: "bg-noprio"}
     if a.beside_no_base_priority:
-        servers[NOPRIO] = lambda k: burstgate(f"bg-noprio{k}", ["--base-priority", "0"])
+        servers[NOPRIO] = lambda tag: burstgate(tag, ["--base-priority", "0"])
+    names = list(servers)
     rounds: dict = {name: [] for name in servers}
     alone: dict = {}
+
+    def start(name: str, tag: str) -> Server:
+        try:
+            return servers[name](tag)
+        except RuntimeError as e:
+            die("compare_qemu", str(e))
+
     for k in range(a.rounds):
-        order = list(servers) if k % 2 == 0 else list(reversed(servers))
-        for name in order:
-            try:
-                s = servers[name](k)
-            except RuntimeError as e:
-                die("compare_qemu", str(e))
-            r = run_pair(s.uri("victim"), s.uri("bursty"), a.seconds, a.victim_iops, tmp, f"{name[:9]}-{k}")
-            if k == 0 and name != NOPRIO:
-                alone[name] = run_pair(s.uri("victim"), None, a.seconds, a.victim_iops, tmp, f"{name[:9]}-alone")
+        # Rotated, so that over the rounds each server runs in each place once.
+        for name in names[k % len(names):] + names[:k % len(names)]:
+            s = start(name, f"{tags[name]}{k}")
+            pid = s.proc.pid if name != QEMU else None
+            r = run_pair(s.uri("victim"), s.uri("bursty"), a.seconds, a.victim_iops, tmp, f"{tags[name]}{k}", pid)
             rep = s.stop()
             if name != QEMU:
                 r["window_overruns"] = rep.get("window_overruns") if rep else None
             rounds[name].append(r)
+            if k == 0 and name != NOPRIO:  # the victim alone, on a server of its own
+                s = start(name, f"{tags[name]}-alone")
+                alone[name] = run_pair(s.uri("victim"), None, a.seconds, a.victim_iops, tmp, f"{tags[name]}-alone")
+                s.stop()
     out = {}
     for name, rs in rounds.items():
         out[name] = median1(rs)
@@ -567,7 +591,7 @@ def main() -> None:
                          "case 2: runs of the gateway under its scheduler and under wild, alternating; each "
                          "judged on its per-tenant medians and its median round's total (default 3; odd, so "
                          "that each median is a run's figure)")
-    ap.add_argument("--gateway-args", type=str.split, default=[],
+    ap.add_argument("--gateway-args", type=shlex.split, default=[],
                     help="more burstgate-gateway options for every gateway run, one string given with '=' "
                          "(--gateway-args='--base-priority 0'); the tables then describe that gateway")
     ap.add_argument("--beside-no-base-priority", action="store_true",
@@ -628,6 +652,8 @@ def main() -> None:
             case56[QEMU] = run_56(q, a.seconds, tmp, "qemu56")
             q.stop()
             res["56 connections"] = case56
+    if a.gateway_args:
+        print(f"every gateway run with: {' '.join(a.gateway_args)}\n")
     if BG in res:
         print(f"victim demand {a.victim_iops} IOPS (4 KiB randread, iodepth 1); neighbour 128 KiB randread iodepth 64; "
               f"{a.seconds:g} s each\n")
@@ -652,6 +678,15 @@ def main() -> None:
                 for k, r in enumerate(res[name]["rounds"]):
                     print(f"| {name} | {k + 1} | {r['victim_iops']:.0f} | {r['victim_mean_us']:.0f} µs | "
                           f"{r['victim_p99_us']:.0f} µs | {r['bursty_mbps']:.0f} |")
+        for name in case1_rows:
+            r0 = res[name].get("rounds", [{}])[0]
+            if "threads" in r0:
+                print(f"\n{name}, round 1: per second of the run, CPU and waiting for a CPU (s), per thread name "
+                      "(fio: its processes)\n")
+                print("| thread | threads | CPU | waiting |")
+                print("|---|---|---|---|")
+                for tname, (n, c, w) in r0["threads"].items():
+                    print(f"| {tname} | {n} | {c:.3f} | {w:.3f} |")
     if "56 connections" in res:
         c56 = res["56 connections"]
         print("\n56 connections (" + ", ".join(f"{k}: {n}" for k, n in CONNS56.items()) +
@@ -703,6 +738,7 @@ def main() -> None:
     verdicts.lines = judge(res, a.victim_iops, yaml.safe_load(a.scenario56.read_text()))
     res["criteria"] = [{"pass": ok, "what": what} for ok, what in verdicts.lines]
     res["load_average"] = {"start": load_start, "end": load_average()}
+    res["gateway_args"] = a.gateway_args
     if a.json:
         pathlib.Path(a.json).write_text(json.dumps(res, indent=1) + "\n")
     print(f"load average (1/5/15 min): {load_start} at the start, {res['load_average']['end']} at the end")

@@ -46,12 +46,6 @@ bool BasePriority::within(std::size_t t, std::uint64_t bytes, std::chrono::stead
     return true;
 }
 
-std::uint64_t BasePriority::switches() const
-{
-    std::lock_guard<std::mutex> g(mu_);
-    return switches_;
-}
-
 void BasePriority::Thread::favour(bool on)
 {
     on = on && bp_.enabled();
@@ -64,7 +58,6 @@ void BasePriority::Thread::favour(bool on)
         return;
     }
     on_ = on;
-    std::lock_guard<std::mutex> g(bp_.mu_);
     bp_.switches_++;
 }
 

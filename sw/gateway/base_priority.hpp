@@ -46,7 +46,7 @@ public:
         bool on_ = false;
     };
     // Policy changes made so far, both ways.
-    std::uint64_t switches() const;
+    std::uint64_t switches() const { return switches_.load(); }
 
 private:
     struct Bucket {
@@ -58,8 +58,7 @@ private:
     int prio_;
     std::atomic<bool> refused_{false};  // SCHED_FIFO refused once (no CAP_SYS_NICE): off from then on
     std::vector<std::unique_ptr<Bucket>> buckets_;
-    mutable std::mutex mu_;
-    std::uint64_t switches_ = 0;
+    std::atomic<std::uint64_t> switches_{0};
 };
 
 }  // namespace bg::gw

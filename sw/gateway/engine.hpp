@@ -84,6 +84,9 @@ struct EngineOptions {
     // The window loop, the pacer and the backend threads at SCHED_FIFO priority 10, as firmware
     // on its own core would run: on a loaded host their deadlines then hold (needs CAP_SYS_NICE).
     bool realtime = false;
+    // With realtime: the store threads at SCHED_FIFO 10 too (the gateway turns it off while its
+    // readers' within-base priority is on: base_priority.hpp).
+    bool store_fifo = true;
     // --arrivals: every READ and WRITE descriptor's first offer is recorded here (arrivals.hpp).
     ArrivalRecorder *arrivals = nullptr;
     // --tenant-depth: requests one tenant may have in the engine (admitted or deferred), as a
@@ -93,6 +96,12 @@ struct EngineOptions {
     // thread (which then reads no more from its socket), counted in the tenant's depth_waits.
     std::uint32_t tenant_depth = 1024;
 };
+
+// True on the engine's threads that run at SCHED_FIFO 10 (--realtime): the window loop and the
+// pacer. A reply they produce for a request not within its tenant's base is left to its
+// connection's writer (server.cpp), so that no tenant's bytes are copied at that priority
+// beyond what its base buys.
+bool on_engine_fifo_thread();
 
 class Engine {
 public:
@@ -163,7 +172,7 @@ private:
     // `ready`: I/Os the stages released meanwhile, for the caller to answer once dev_mu_ is free.
     std::size_t offer_locked(std::vector<Request *> &rs, bool from_window, std::vector<Request *> &ready);
     void window_loop();
-    void thread_setup(const char *name);  // its name (thread_name.hpp), timer slack, SCHED_FIFO with --realtime
+    void thread_setup(const char *name, bool fifo = true);  // its name (thread_name.hpp), timer slack, SCHED_FIFO with --realtime
     void pacer_loop();
     void backend_loop();
     bool inline_ok(const Request &r) const;

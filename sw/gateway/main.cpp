@@ -45,7 +45,7 @@ const char *const kUsage =
     "  --out FILE          the final report (docs/design.md contract 4) on SIGINT/SIGTERM; default stdout\n"
     "  --live              the per-second table on stderr even when it is not a terminal\n"
     "  --no-pace           SA workers do not take the scenario's CPU time and software limit\n"
-    "  --realtime          window loop and SA stages at SCHED_FIFO 10 (needs CAP_SYS_NICE)\n"
+    "  --realtime          window loop and pacer at SCHED_FIFO 10 (needs CAP_SYS_NICE)\n"
     "  --base-priority N   with --realtime: a connection's reader at SCHED_FIFO N while its tenant's\n"
     "                      requests stay within its base rate (default 5; 0: never)\n"
     "  --profile HOST.yaml this host's measured SA threads, CPU costs and bandwidth (make calibrate)\n"
@@ -297,6 +297,7 @@ int main(int argc, char **argv)
         eo.seed = have_seed ? seed : sc.seed;
         eo.pace = pace;
         eo.realtime = realtime;
+        eo.store_fifo = base_priority == 0;
         eo.tenant_depth = tenant_depth;
         std::unique_ptr<bg::gw::ArrivalRecorder> recorder;
         if (!arrivals.empty()) {

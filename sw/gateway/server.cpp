@@ -78,6 +78,7 @@ struct Out {
     std::vector<Bytes> body;
     Charge charge;
     BufferPool *pool = nullptr;
+    bool favoured = false;  // an engine thread at SCHED_FIFO may send it: its request was within its tenant's base, or --base-priority is off
     // Sent at once by enqueue (its head and body hold the rest), and when: the reply reached the
     // head of the queue then, so its clock runs from there, for all of its bytes.
     std::uint64_t sent = 0;
@@ -131,8 +132,11 @@ public:
     // Exactly n bytes by `deadline`, or false (EOF, error, cut, or the deadline passed: then
     // `late` is set). A WRITE's payload: its budget is held while it arrives, so a client that
     // sends a header and stops must not hold it for longer than a slow client would take.
-    bool read_by(void *buf, std::size_t n, Clock::time_point deadline, bool &late)
+    // `waiting` runs before the first wait for bytes not yet there (the reader gives up its
+    // within-base priority then: a payload trickled in costs a wake-up per segment).
+    bool read_by(void *buf, std::size_t n, Clock::time_point deadline, bool &late, const std::function<void()> &waiting)
     {
+        bool waited = false;
         auto *p = static_cast<std::uint8_t *>(buf);
         while (n > 0) {
             const ssize_t r = ::recv(fd_, p, n, MSG_DONTWAIT);
@@ -148,6 +152,10 @@ public:
             if (left <= 0) {
                 late = true;
                 return false;
+            }
+            if (!waited) {
+                waiting();
+                waited = true;
             }
             pollfd pf{fd_, POLLIN, 0};
             ::poll(&pf, 1, static_cast<int>(std::min<long long>(left, 100)));
@@ -204,7 +212,7 @@ public:
             return;  // `o` gives its bytes back here
         }
         const bool writer_idle = queue_.empty() && !writing_;
-        if (writer_idle) {
+        if (writer_idle && (o.favoured || !on_engine_fifo_thread())) {
             // Nothing ahead of it and the writer idle: one non-blocking send from here saves the
             // writer's wake-up per reply (at iodepth 1 a host's scheduling delay is most of the
             // round trip). It never waits: what the socket does not take now goes to the writer,
@@ -879,6 +887,8 @@ void Server::transmission(const std::shared_ptr<Conn> &c, std::size_t tenant)
     auto give_up = [&] { return c->stopping(); };
     const auto grace = std::chrono::milliseconds(opt_.reply_grace_ms);
     BasePriority::Thread prio(*base_prio_);  // normal policy again when the reader ends
+    // Created before the reader first raises its policy, so it starts at the normal one (a thread
+    // inherits its creator's policy): replies the socket does not take at once are sent there.
     std::thread writer([this, c, grace] {
         name_thread("bg-wr", c->export_name);
         const std::string why = c->write_loop(opt_.min_reply_bytes_per_s, grace);
@@ -906,10 +916,14 @@ void Server::transmission(const std::shared_ptr<Conn> &c, std::size_t tenant)
         }
         const nbd::Request hdr = parse_request(raw);
         const Check chk = check_request(hdr, size, max_payload, kMaxPayload, c->session);
-        // This request and the wait for the next at real-time priority only within the base
-        // (every request counts, a refused one too, so that a flood is not favoured).
+        // This request and the wait for the next at real-time priority only when it is served
+        // and within the base (a refused one takes no tokens and is never favoured).
         const bool sized = hdr.type == kCmdRead || hdr.type == kCmdWrite || hdr.type == kCmdWriteZeroes;
-        prio.favour(base_prio_->within(tenant, sized ? hdr.length : 0));
+        // Never while the engine's threads run without their SCHED_FIFO 10 (refused: an
+        // RLIMIT_RTPRIO between 5 and 10 would let the readers preempt the window loop).
+        const bool within = chk.verdict == Verdict::kServe && !eng_.realtime_failed() &&
+                            base_prio_->within(tenant, sized ? hdr.length : 0);
+        prio.favour(within);
         if (chk.verdict == Verdict::kClose) {
             errors_++;
             note(*c, std::string(chk.why) + ": closed");
@@ -993,12 +1007,15 @@ void Server::transmission(const std::shared_ptr<Conn> &c, std::size_t tenant)
                 r->data = std::move(bufs[k]);  // sized already when pooled (no zero-fill)
             if (hdr.type == kCmdWrite) {
                 r->data.resize(r->length);
-                if (!c->read_by(r->data.data(), r->length, payload_by, late)) {
+                if (!c->read_by(r->data.data(), r->length, payload_by, late, [&] { prio.favour(false); })) {
                     torn = true;
                     break;
                 }
             }
-            r->reply = [c, agg, k, structured, hdr, pp = &pool](bg::gw::Request &q, std::uint32_t error) {
+            // Sent by the engine thread that answers it only when favoured (or nobody is): see
+            // on_engine_fifo_thread().
+            r->reply = [c, agg, k, structured, hdr, pp = &pool, favoured = within || !base_prio_->enabled()](
+                           bg::gw::Request &q, std::uint32_t error) {
                 std::unique_lock<std::mutex> g(agg->mu);
                 if (error && !agg->error)
                     agg->error = error;
@@ -1010,6 +1027,7 @@ void Server::transmission(const std::shared_ptr<Conn> &c, std::size_t tenant)
                     return;
                 Out o;
                 o.charge = std::move(agg->charge);
+                o.favoured = favoured;
                 if (agg->error) {
                     o.head = structured ? error_chunk(hdr.cookie, agg->error, error_text(agg->error))
                                         : simple_reply_header(agg->error, hdr.cookie);
@@ -1048,6 +1066,7 @@ void Server::transmission(const std::shared_ptr<Conn> &c, std::size_t tenant)
             drop_slot();
             break;
         }
+        prio.favour(within);  // again, if the payload's wait gave it up: the inline work and the next wait
         const auto now = Clock::now();
         for (auto &r : parts) {
             r->arrival = now;

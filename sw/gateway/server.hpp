@@ -65,7 +65,6 @@ public:
     std::uint64_t buffered_peak() { return global_.peak(); }
     std::uint64_t buffer_limit() const { return global_.limit(); }
     std::uint32_t max_payload(std::size_t t) const;
-    std::uint64_t priority_switches() const { return base_prio_->switches(); }
 
 private:
     struct Client {

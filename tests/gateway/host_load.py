@@ -65,12 +65,18 @@ class RunDelay(SchedWatch):
     waited, this says whether the processes a test judges did: a client held off for milliseconds
     sends in clumps."""
 
-    def __init__(self, pids):
-        super().__init__(pids, period=0.02)
+    def __init__(self, pids, threads=""):
+        # threads: only the threads whose name starts with it (burstgate-gateway's "bg-rd:" are
+        # its readers); every thread when empty.
+        super().__init__(pids, period=0.02, names=bool(threads))
+        self.threads_named = threads
 
     @property
     def share(self):
-        return self.wait_s / self.seconds
+        if not self.threads_named:
+            return self.wait_s / self.seconds
+        return sum(w for name, (_, _, w) in self.by_name.items() if name.startswith(self.threads_named)) / self.seconds
 
     def __str__(self):
-        return f"run delay {100 * self.share:.1f} % of the run"
+        return f"run delay {100 * self.share:.1f} % of the run" + (
+            f" ({self.threads_named}* threads)" if self.threads_named else "")

@@ -76,21 +76,31 @@ class SchedWatch:
     the processes ``pids()`` names (asked again at every sample: processes start and end inside
     the block), and on leaving sets ``cpu_s`` and ``wait_s``, the CPU time they ran and the time
     they were runnable but waited for a CPU over the block (schedstat; a thread there at the start
-    counts from then, one that starts later from its start), ``threads`` and ``seconds``. What a
-    thread did after its last sample before it ended is not seen."""
+    counts from then, one that starts later from its start), ``threads`` and ``seconds``; with
+    ``names=True`` also ``by_name``, the same per thread name (burstgate-gateway names its
+    threads by role: docs/gateway.md, *Threads*). What a thread did after its last sample before
+    it ended is not seen."""
 
-    def __init__(self, pids, period: float = 0.25) -> None:
-        self._pids, self._period = pids, period
+    def __init__(self, pids, period: float = 0.25, names: bool = False) -> None:
+        self._pids, self._period, self._names = pids, period, names
         self._base: dict = {}  # thread id -> (cpu, wait) at the block's start
         self._last: dict = {}  # thread id -> (cpu, wait) at its last sample
+        self._name: dict = {}  # thread id -> its name (comm) at its last sample, with names=True
         self.cpu_s = self.wait_s = self.seconds = 0.0
         self.threads = 0
+        self.by_name: dict = {}
 
     def _sample(self, first: bool = False) -> None:
         for tid, v in schedstat(self._pids()).items():
             if first:
                 self._base[tid] = v
             self._last[tid] = v
+            if self._names:  # every sample: a thread names itself after it starts
+                try:
+                    with open(f"/proc/{tid}/comm") as f:
+                        self._name[tid] = f.read().strip()
+                except OSError:
+                    pass
 
     def _run(self) -> None:
         while not self._stop.wait(self._period):
@@ -114,6 +124,13 @@ class SchedWatch:
         self.cpu_s = sum(c for c, _ in grew) / 1e9
         self.wait_s = sum(w for _, w in grew) / 1e9
         self.threads = len(self._last)
+        # With names=True: per thread name, [threads, CPU s, wait s] over the block.
+        for tid, v in self._last.items():
+            b = self._base.get(tid, (0, 0))
+            agg = self.by_name.setdefault(self._name.get(tid, "?"), [0, 0.0, 0.0])
+            agg[0] += 1
+            agg[1] += (v[0] - b[0]) / 1e9
+            agg[2] += (v[1] - b[1]) / 1e9
         return False
 
 
