@@ -10,6 +10,37 @@ namespace bg::gw {
 
 namespace {
 constexpr double kDepthS = 0.010;  // the buckets' depth in seconds of the base
+constexpr std::uint64_t kInUseUs = 10'000;
+// The last request found within its base, and the last one of another tenant than that one's:
+// each (steady_clock us << 16 | tenant), 0 for none. Two slots answer "another tenant than t
+// in the last 10 ms" for any t without a scan over the tenants; updated without a lock (a race
+// can only lose a slot's refresh for one request, then the next within refreshes it).
+std::atomic<std::uint64_t> g_last{0}, g_other{0};
+
+std::uint64_t steady_us(std::chrono::steady_clock::time_point t)
+{
+    return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count());
+}
+
+bool recent_other(std::uint64_t slot, std::size_t tenant, std::uint64_t now_us)
+{
+    return slot != 0 && (slot & 0xffff) != tenant && now_us - (slot >> 16) < kInUseUs;
+}
+
+void note_within(std::size_t tenant, std::chrono::steady_clock::time_point now)
+{
+    const std::uint64_t v = steady_us(now) << 16 | (tenant & 0xffff);
+    const std::uint64_t last = g_last.exchange(v, std::memory_order_relaxed);
+    if (last != 0 && (last & 0xffff) != (tenant & 0xffff))
+        g_other.store(last, std::memory_order_relaxed);
+}
+}  // namespace
+
+bool base_priority_in_use(std::size_t tenant)
+{
+    const std::uint64_t now = steady_us(std::chrono::steady_clock::now());
+    return recent_other(g_last.load(std::memory_order_relaxed), tenant, now) ||
+           recent_other(g_other.load(std::memory_order_relaxed), tenant, now);
 }
 
 BasePriority::BasePriority(int prio, const std::vector<double> &base_iops, const std::vector<double> &base_bytes_per_s,
@@ -43,6 +74,7 @@ bool BasePriority::within(std::size_t t, std::uint64_t bytes, std::chrono::stead
         return false;
     b.ios -= 1;
     b.bytes -= static_cast<double>(bytes);
+    note_within(t, now);
     return true;
 }
 

@@ -12,6 +12,7 @@
 #include "burstgate/bios.h"
 #include "burstgate/regs.h"
 #include "burstgate/window.h"
+#include "base_priority.hpp"
 #include "nbd_proto.hpp"
 #include "thread_name.hpp"
 
@@ -564,12 +565,23 @@ void Engine::thread_setup(const char *name, bool fifo)
 
 void Engine::backend_loop()
 {
-    // At the normal policy while the readers' within-base priority is on (store_fifo false): the
-    // store work that is not done inline is a request re-offered from the deferred queue (bios
-    // defers what runs above a base), a FUA or a FLUSH; at SCHED_FIFO 10 a bursting tenant's
-    // deferred 128 KiB copies ran ahead of a within-base tenant's favoured reader.
+    // At the normal policy while another tenant's reader is favoured (store_fifo false,
+    // base_priority_in_use()):
+    // the store work that is not done inline is a request re-offered from the deferred queue
+    // (bios defers what runs above a base), a FUA or a FLUSH; at SCHED_FIFO 10 a bursting
+    // tenant's deferred 128 KiB copies ran ahead of a within-base tenant's favoured reader.
     thread_setup("bg-store", opt_.store_fifo);
+    bool at_fifo = t_engine_fifo;
     while (Request *r = backend_.pop()) {
+        const bool fifo = opt_.realtime && (opt_.store_fifo || !base_priority_in_use(r->tenant));
+        if (fifo != at_fifo) {
+            sched_param sp{};
+            sp.sched_priority = fifo ? 10 : 0;
+            if (pthread_setschedparam(pthread_self(), fifo ? SCHED_FIFO : SCHED_OTHER, &sp) == 0)
+                at_fifo = t_engine_fifo = fifo;
+            else
+                rt_failed_ = true;
+        }
         work(*r);
         work_done(r);
     }

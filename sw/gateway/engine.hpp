@@ -84,8 +84,8 @@ struct EngineOptions {
     // The window loop, the pacer and the backend threads at SCHED_FIFO priority 10, as firmware
     // on its own core would run: on a loaded host their deadlines then hold (needs CAP_SYS_NICE).
     bool realtime = false;
-    // With realtime: the store threads at SCHED_FIFO 10 too (the gateway turns it off while its
-    // readers' within-base priority is on: base_priority.hpp).
+    // With realtime: the store threads at SCHED_FIFO 10 too; false: only while no reader is
+    // favoured (base_priority_in_use(); the gateway's --base-priority).
     bool store_fifo = true;
     // --arrivals: every READ and WRITE descriptor's first offer is recorded here (arrivals.hpp).
     ArrivalRecorder *arrivals = nullptr;
@@ -99,8 +99,8 @@ struct EngineOptions {
 
 // True on the engine's threads that run at SCHED_FIFO 10 (--realtime): the window loop and the
 // pacer. A reply they produce for a request not within its tenant's base is left to its
-// connection's writer (server.cpp), so that no tenant's bytes are copied at that priority
-// beyond what its base buys.
+// connection's writer while another tenant's reader is favoured (server.cpp, base_priority_in_use()), so
+// that no tenant's bytes are copied at that priority beyond what its base buys.
 bool on_engine_fifo_thread();
 
 class Engine {

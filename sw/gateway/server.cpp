@@ -1012,9 +1012,10 @@ void Server::transmission(const std::shared_ptr<Conn> &c, std::size_t tenant)
                     break;
                 }
             }
-            // Sent by the engine thread that answers it only when favoured (or nobody is): see
-            // on_engine_fifo_thread().
-            r->reply = [c, agg, k, structured, hdr, pp = &pool, favoured = within || !base_prio_->enabled()](
+            // Sent by the engine thread that answers it only when favoured, or when no other
+            // tenant's reader is (nobody to protect): see on_engine_fifo_thread().
+            r->reply = [c, agg, k, structured, hdr, pp = &pool, favoured = within || !base_prio_->enabled(),
+                        hdr_tenant = tenant](
                            bg::gw::Request &q, std::uint32_t error) {
                 std::unique_lock<std::mutex> g(agg->mu);
                 if (error && !agg->error)
@@ -1027,7 +1028,7 @@ void Server::transmission(const std::shared_ptr<Conn> &c, std::size_t tenant)
                     return;
                 Out o;
                 o.charge = std::move(agg->charge);
-                o.favoured = favoured;
+                o.favoured = favoured || !base_priority_in_use(hdr_tenant);
                 if (agg->error) {
                     o.head = structured ? error_chunk(hdr.cookie, agg->error, error_text(agg->error))
                                         : simple_reply_header(agg->error, hdr.cookie);

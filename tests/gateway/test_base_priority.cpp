@@ -5,6 +5,8 @@
 #include <sched.h>
 
 #include <chrono>
+#include <thread>
+#include <vector>
 
 #include "base_priority.hpp"
 
@@ -85,4 +87,20 @@ TEST(BasePriority, AReaderRunsAtTheRealTimePolicyOnlyWhileFavoured)
         EXPECT_EQ(bp.switches(), 3u);
     }
     EXPECT_EQ(sched_getscheduler(0), SCHED_OTHER);  // the reader's end drops it
+}
+
+TEST(BasePriority, InUseOnlyWhileAnotherTenantIsFavoured)
+{
+    // With nobody else to protect, a tenant's replies and store work keep the engine's fast path.
+    std::this_thread::sleep_for(milliseconds(20));  // earlier cases' favoured requests expire
+    BasePriority bp(5, std::vector<double>(9, 1000), std::vector<double>(9, 1e6), std::vector<std::uint32_t>(9, 65536));
+    ASSERT_TRUE(bp.within(7, 0));
+    EXPECT_FALSE(bg::gw::base_priority_in_use(7));  // only itself
+    EXPECT_TRUE(bg::gw::base_priority_in_use(8));
+    ASSERT_TRUE(bp.within(8, 0));
+    EXPECT_TRUE(bg::gw::base_priority_in_use(7));
+    EXPECT_TRUE(bg::gw::base_priority_in_use(8));  // 7, a moment ago
+    EXPECT_TRUE(bg::gw::base_priority_in_use(3));
+    std::this_thread::sleep_for(milliseconds(20));
+    EXPECT_FALSE(bg::gw::base_priority_in_use(3));  // 10 ms on, nobody is
 }

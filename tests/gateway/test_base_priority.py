@@ -119,8 +119,9 @@ def test_a_within_base_reader_runs_at_real_time_priority_and_a_bursting_one_does
     shares = fifo_shares(tmp_path, "--realtime")
     assert shares["bg-rd:victim"] >= 0.9
     assert shares["bg-rd:bursty"] <= 0.1
-    # The neighbour's deferred requests' store work is not done at the engine's priority.
-    assert shares["bg-store"] == 0.0 and shares["bg-pacer"] == 1.0
+    # The neighbour's deferred requests' store work is not done at the engine's priority while
+    # the victim is favoured (before its first request, nobody is: the store threads are).
+    assert shares["bg-store"] <= 0.1 and shares["bg-pacer"] == 1.0
 
 
 @pytest.mark.skipif(not can_fifo(), reason="SCHED_FIFO refused here (no CAP_SYS_NICE)")
