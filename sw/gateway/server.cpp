@@ -78,7 +78,9 @@ struct Out {
     std::vector<Bytes> body;
     Charge charge;
     BufferPool *pool = nullptr;
-    bool favoured = false;  // an engine thread at SCHED_FIFO may send it: its request was within its tenant's base, or --base-priority is off
+    // An engine thread at SCHED_FIFO may send it: its request was within its tenant's base, no
+    // other tenant is favoured, or --base-priority is off (on_engine_fifo_thread()).
+    bool favoured = false;
     // Sent at once by enqueue (its head and body hold the rest), and when: the reply reached the
     // head of the queue then, so its clock runs from there, for all of its bytes.
     std::uint64_t sent = 0;
@@ -917,10 +919,10 @@ void Server::transmission(const std::shared_ptr<Conn> &c, std::size_t tenant)
         const nbd::Request hdr = parse_request(raw);
         const Check chk = check_request(hdr, size, max_payload, kMaxPayload, c->session);
         // This request and the wait for the next at real-time priority only when it is served
-        // and within the base (a refused one takes no tokens and is never favoured).
+        // and within the base (a refused one takes no tokens and is never favoured), and never
+        // while the engine's threads run without their SCHED_FIFO 10 (refused: an RLIMIT_RTPRIO
+        // between 5 and 10 would let the readers preempt the window loop).
         const bool sized = hdr.type == kCmdRead || hdr.type == kCmdWrite || hdr.type == kCmdWriteZeroes;
-        // Never while the engine's threads run without their SCHED_FIFO 10 (refused: an
-        // RLIMIT_RTPRIO between 5 and 10 would let the readers preempt the window loop).
         const bool within = chk.verdict == Verdict::kServe && !eng_.realtime_failed() &&
                             base_prio_->within(tenant, sized ? hdr.length : 0);
         prio.favour(within);
