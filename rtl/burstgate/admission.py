@@ -126,9 +126,11 @@ class Admission(wiring.Component):
     -- comes from a copy of that write. The words A3 registers miss the write of the
     decision in A4 beside them; A4 takes that one from the same copy, and while A4 is held
     its words keep absorbing it. Whether that copy is A4's word is known in the cycle of
-    the write and registered (``own_hit``, ``lendable_hit``), and A4 forms every compare
-    and every charge both on its registered words and on the copy: the forward is a
-    select after them, not a mux before them (issue 22: A4's path starts at flip-flops).
+    the write and registered (``own_hit``, ``lendable_hit``), and A4 forms every charge
+    both on its registered words and on the copy: the forward is a select after them, not
+    a mux before them (issue 22: A4's path starts at flip-flops). The budget compares are
+    made a cycle earlier, in A3, for both outcomes of the decision in A4 beside them (it
+    charged the same word or pool, or not), which selects (``_a3_compare_ahead``).
     Back-to-back I/Os of one tenant, of one lender, or a lender that is also the next
     I/O's tenant, all run at full rate.
 
