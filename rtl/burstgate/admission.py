@@ -141,7 +141,9 @@ class Admission(wiring.Component):
     SPILL_N) -- one cycle, whatever the tenant count. A GRANT or LEND_GRANT write first
     materializes the tenant's stale word from the old grants, so the window in progress
     keeps the allocation COMMIT gave it (the model copies at COMMIT). The stamps are
-    WINDOW_INDEX values: a tenant untouched for exactly 2**32 windows would alias.
+    WINDOW_INDEX values: a tenant untouched for exactly 2**32 windows would alias in the
+    register reads; the datapath knows a word's window from a bit per tenant beside each RAM
+    (set by a write, cleared by COMMIT), which does not alias.
 
     Register writes that change admission state (CTRL, TENANT) take effect in the cycle they
     are on the bus; descriptors already inside A0..A4 see them at whatever stage they are.
@@ -358,6 +360,12 @@ class Admission(wiring.Component):
         s.own_last, s.own_last_row, s.own_last_valid = own_last, own_last_row, own_last_valid
         s.lendable_last, s.lendable_last_row, s.lendable_last_valid = \
             lendable_last, lendable_last_row, lendable_last_valid
+        # Whether each tenant's word is stamped with this window (the stamp compare, kept
+        # beside the RAMs in flip-flops so that A3 knows it from a register, not from a
+        # 32-bit compare of the word it reads): set by every write (a written word is stamped
+        # with the window), cleared by COMMIT; at reset every word is stamp 0 = window 0.
+        s.own_fresh = Signal(T, init=(1 << T) - 1)
+        s.lendable_fresh = Signal(T, init=(1 << T) - 1)
         names = []
 
         def current_own(word, row):
@@ -450,6 +458,22 @@ class Admission(wiring.Component):
         s.grant_x = [[read(s.grant[d], a, b) for d in range(_DIMS)] for a, b in rows]
         s.lend_grant_x = [[read(s.lend_grant[d], a, b) for d in range(_DIMS)] for a, b in rows]
 
+        # Which of those words A3 takes from the copy of this cycle's write (``own_last``,
+        # ``lendable_last`` next cycle) and which are of this window, read beside them: A3
+        # then selects each word with one LUT (issue 22, round 12).
+        nxt = [Mux(advance, a, b) for a, b in rows]
+        s.own_fwd3 = Signal()
+        s.own_fresh3 = Signal()
+        s.lendable_fwd3 = [Signal(name=f"lendable_fwd3_{j}") for j in range(3)]
+        s.lendable_fresh3 = [Signal(name=f"lendable_fresh3_{j}") for j in range(3)]
+        m.d.sync += [
+            s.own_fwd3.eq(s.own_wp.en & (s.own_wp.addr == nxt[0])),
+            s.own_fresh3.eq(s.own_fresh.bit_select(nxt[0][:row_bits], 1)),
+        ]
+        for j in range(3):
+            m.d.sync += s.lendable_fwd3[j].eq(s.lendable_wp.en & (s.lendable_wp.addr == nxt[j]))
+            m.d.sync += s.lendable_fresh3[j].eq(s.lendable_fresh.bit_select(nxt[j][:row_bits], 1))
+
     def _a3_bring_up_to_date(self, m, s):
         """A3 -> A4: the words as they stand, registered.
 
@@ -463,11 +487,17 @@ class Admission(wiring.Component):
         :meth:`_a4_forward_hits`), so A4 starts from flip-flops only.
         """
         advance = s.advance
-        k3 = s.a3.desc.tenant
-        own_3 = s.current_own(s.own_k, k3)
-        lx_3 = [s.current_lendable(s.lendable_x[0], k3, s.grant_x[0], s.lend_grant_x[0])]
-        lx_3 += [s.current_lendable(s.lendable_x[j + 1], s.a3_b[j], s.grant_x[j + 1], s.lend_grant_x[j + 1])
-                 for j in range(2)]
+        # The word as it stands (``current_own``, ``current_lendable``), selected by the
+        # registered forward and window flags: a forwarded word is always of this window (a
+        # COMMIT needs a cycle with nothing in A0..A4, so no write, before it).
+        s.own_3 = own_3 = Signal(_Own)
+        m.d.comb += own_3.eq(Mux(s.own_fwd3, s.own_last,
+                                 Mux(s.own_fresh3, s.own_k, Cat(Const(0, _Own.size - _STAMP_BITS), self.window))))
+        s.lx_3 = lx_3 = [Signal(_Lendable, name=f"lendable_a3_{j}") for j in range(3)]
+        for j in range(3):
+            refill = Cat(*s.grant_x[j], *s.lend_grant_x[j], self.window)
+            m.d.comb += lx_3[j].eq(Mux(s.lendable_fwd3[j], s.lendable_last,
+                                       Mux(s.lendable_fresh3[j], s.lendable_x[j], refill)))
         s.a4 = a4 = Signal(AdmissionInput)
         s.a4_b = a4_b = [Signal(_TENANT_BITS, name=f"a4_b{j}") for j in (1, 2)]
         s.a4_use = [Signal(name=f"a4_use{j}") for j in (1, 2)]
@@ -671,9 +701,8 @@ class Admission(wiring.Component):
         that A4 starts from their outcomes (issue 22, round 12: they were A4's longest
         paths, ``usage + c`` then ``<= RES_BASE`` in series with the source and the dispatch).
 
-        Each compare is made on every word A3 may register -- the RAM's, the copy of the
-        last write, the window's clear or refill -- and the forward and the stamp select the
-        outcome as A3 selects the word (``current_own``, ``current_lendable``). The decision
+        Each compare is made on the word A3 registers for A4 (its forward and window flags
+        are registers, so the word is one LUT from flip-flops). The decision
         in A4 in the same cycle may change the very word (the same tenant, a lender that is
         also the next I/O's tenant or lender) or pool A3 compares; so each compare is made
         for both: on the word as A3 has it against A3's cost ``c3``, and on it less A4's
@@ -687,27 +716,15 @@ class Admission(wiring.Component):
         (a grant's materialization writes the refill A4 already holds) but a bus write of
         a pool dimension, which takes the compare of the written value, in A4 or in A3, as
         the write wins over a charge in ``_ctrl_registers``."""
-        advance, win, ctrl = s.advance, self.window, s.ctrl
+        advance, ctrl = s.advance, s.ctrl
         c3, c4, c34 = s.a3.cost, s.a4.cost, s.a3_c34
-        k3, base3, cg3 = s.a3.desc.tenant, s.base_k, s.count_grant_k
-
-        def pick(f, ram, last, last_valid, last_row, row, stale):
-            """``f`` of the word A3 takes: forwarded, then cleared or refilled if stale."""
-            fs = f(stale)
-            return Mux(last_valid & (last_row == row),
-                       Mux(last.stamp == win, f(last), fs),
-                       Mux(ram.stamp == win, f(ram), fs))
+        base3, cg3 = s.base_k, s.count_grant_k
 
         def own(f):
-            stale = _Own(Cat(Const(0, _Own.size - _STAMP_BITS), win))
-            return pick(f, s.own_k, s.own_last, s.own_last_valid, s.own_last_row, k3, stale)
-
-        rows3 = (k3, s.a3_b[0], s.a3_b[1])
+            return f(s.own_3)
 
         def lendable(j, f):
-            stale = _Lendable(Cat(*s.grant_x[j], *s.lend_grant_x[j], win))
-            return pick(f, s.lendable_x[j], s.lendable_last, s.lendable_last_valid, s.lendable_last_row,
-                        rows3[j], stale)
+            return f(s.lx_3[j])
 
         def covers(field, cost):
             return lambda w: _covers(getattr(w, field), cost)
@@ -879,6 +896,11 @@ class Admission(wiring.Component):
                          lendable_wp.en.eq(s.lendable_write)]
         m.d.comb += [own_wp.addr.eq(s.k4[:row_bits]), own_wp.data.eq(s.new_own),
                      own_wp.en.eq(s.decide & s.tenant_ok)]
+        for fresh, wp in ((s.own_fresh, own_wp), (s.lendable_fresh, lendable_wp)):
+            with m.If(wp.en):
+                m.d.sync += fresh.bit_select(wp.addr if len(wp.addr) else Const(0, 1), 1).eq(1)
+        with m.If(self.commit):  # never beside a write: a COMMIT waits for an empty A0..A4
+            m.d.sync += [s.own_fresh.eq(0), s.lendable_fresh.eq(0)]
 
     def _ctrl_registers(self, m, s):
         """CTRL externals: the pools, the LFSR seed, the active bits. A bus write wins over

@@ -119,8 +119,8 @@ MUTANTS = {
                                  "underflow", 2, DEPTH_UNDERFLOW),
     # A3 does not forward the write-back of the cycle before: an I/O one behind another of
     # the same tenant sees the allocation before that I/O's charge and spends it again.
-    "no_lendable_forwarding": ("Mux(lendable_last_valid & (lendable_last_row == row), lendable_last, word)",
-                               "Mux(0, lendable_last, word)", "underflow", 2, DEPTH_UNDERFLOW),
+    "no_lendable_forwarding": ("m.d.sync += s.lendable_fwd3[j].eq(s.lendable_wp.en & (s.lendable_wp.addr == nxt[j]))",
+                               "m.d.sync += s.lendable_fwd3[j].eq(0)", "underflow", 2, DEPTH_UNDERFLOW),
     # A4 does not take the write of the cycle before (the registered hit flags stay low, and
     # the compares made in A3 take the word as if unpaid): a decision right behind another
     # paid by the same tenant or lender charges the word as it was before that decision. One cycle deeper than the underflow proof: after the GRANT,
