@@ -126,9 +126,11 @@ class Admission(wiring.Component):
     -- comes from a copy of that write. The words A3 registers miss the write of the
     decision in A4 beside them; A4 takes that one from the same copy, and while A4 is held
     its words keep absorbing it. Whether that copy is A4's word is known in the cycle of
-    the write and registered (``own_hit``, ``lendable_hit``), and A4 forms every compare
-    and every charge both on its registered words and on the copy: the forward is a
-    select after them, not a mux before them (issue 22: A4's path starts at flip-flops).
+    the write and registered (``own_hit``, ``lendable_hit``), and A4 forms every charge
+    both on its registered words and on the copy: the forward is a select after them, not
+    a mux before them (issue 22: A4's path starts at flip-flops). The budget compares are
+    made a cycle earlier, in A3, for both outcomes of the decision in A4 beside them (it
+    charged the same word or pool, or not), which selects (``_a3_compare_ahead``).
     Back-to-back I/Os of one tenant, of one lender, or a lender that is also the next
     I/O's tenant, all run at full rate.
 
@@ -139,7 +141,9 @@ class Admission(wiring.Component):
     SPILL_N) -- one cycle, whatever the tenant count. A GRANT or LEND_GRANT write first
     materializes the tenant's stale word from the old grants, so the window in progress
     keeps the allocation COMMIT gave it (the model copies at COMMIT). The stamps are
-    WINDOW_INDEX values: a tenant untouched for exactly 2**32 windows would alias.
+    WINDOW_INDEX values: a tenant untouched for exactly 2**32 windows would alias in the
+    register reads; the datapath knows a word's window from a bit per tenant beside each RAM
+    (set by a write, cleared by COMMIT), which does not alias.
 
     Register writes that change admission state (CTRL, TENANT) take effect in the cycle they
     are on the bus; descriptors already inside A0..A4 see them at whatever stage they are.
@@ -264,6 +268,7 @@ class Admission(wiring.Component):
         self._emit(m, s)
         self._tenant_registers(m, s)
         self._a4_forward_hits(m, s)
+        self._a3_compare_ahead(m, s)
         self._ctrl_registers(m, s)
         return m
 
@@ -355,6 +360,12 @@ class Admission(wiring.Component):
         s.own_last, s.own_last_row, s.own_last_valid = own_last, own_last_row, own_last_valid
         s.lendable_last, s.lendable_last_row, s.lendable_last_valid = \
             lendable_last, lendable_last_row, lendable_last_valid
+        # Whether each tenant's word is stamped with this window (the stamp compare, kept
+        # beside the RAMs in flip-flops so that A3 knows it from a register, not from a
+        # 32-bit compare of the word it reads): set by every write (a written word is stamped
+        # with the window), cleared by COMMIT; at reset every word is stamp 0 = window 0.
+        s.own_fresh = Signal(T, init=(1 << T) - 1)
+        s.lendable_fresh = Signal(T, init=(1 << T) - 1)
         names = []
 
         def current_own(word, row):
@@ -447,6 +458,22 @@ class Admission(wiring.Component):
         s.grant_x = [[read(s.grant[d], a, b) for d in range(_DIMS)] for a, b in rows]
         s.lend_grant_x = [[read(s.lend_grant[d], a, b) for d in range(_DIMS)] for a, b in rows]
 
+        # Which of those words A3 takes from the copy of this cycle's write (``own_last``,
+        # ``lendable_last`` next cycle) and which are of this window, read beside them: A3
+        # then selects each word with one LUT (issue 22, round 12).
+        nxt = [Mux(advance, a, b) for a, b in rows]
+        s.own_fwd3 = Signal()
+        s.own_fresh3 = Signal()
+        s.lendable_fwd3 = [Signal(name=f"lendable_fwd3_{j}") for j in range(3)]
+        s.lendable_fresh3 = [Signal(name=f"lendable_fresh3_{j}") for j in range(3)]
+        m.d.sync += [
+            s.own_fwd3.eq(s.own_wp.en & (s.own_wp.addr == nxt[0])),
+            s.own_fresh3.eq(s.own_fresh.bit_select(nxt[0][:row_bits], 1)),
+        ]
+        for j in range(3):
+            m.d.sync += s.lendable_fwd3[j].eq(s.lendable_wp.en & (s.lendable_wp.addr == nxt[j]))
+            m.d.sync += s.lendable_fresh3[j].eq(s.lendable_fresh.bit_select(nxt[j][:row_bits], 1))
+
     def _a3_bring_up_to_date(self, m, s):
         """A3 -> A4: the words as they stand, registered.
 
@@ -460,20 +487,36 @@ class Admission(wiring.Component):
         :meth:`_a4_forward_hits`), so A4 starts from flip-flops only.
         """
         advance = s.advance
-        k3 = s.a3.desc.tenant
-        own_3 = s.current_own(s.own_k, k3)
-        lx_3 = [s.current_lendable(s.lendable_x[0], k3, s.grant_x[0], s.lend_grant_x[0])]
-        lx_3 += [s.current_lendable(s.lendable_x[j + 1], s.a3_b[j], s.grant_x[j + 1], s.lend_grant_x[j + 1])
-                 for j in range(2)]
+        # The word as it stands (``current_own``, ``current_lendable``), selected by the
+        # registered forward and window flags: a forwarded word is always of this window (a
+        # COMMIT needs a cycle with nothing in A0..A4, so no write, before it).
+        s.own_3 = own_3 = Signal(_Own)
+        m.d.comb += own_3.eq(Mux(s.own_fwd3, s.own_last,
+                                 Mux(s.own_fresh3, s.own_k, Cat(Const(0, _Own.size - _STAMP_BITS), self.window))))
+        s.lx_3 = lx_3 = [Signal(_Lendable, name=f"lendable_a3_{j}") for j in range(3)]
+        for j in range(3):
+            refill = Cat(*s.grant_x[j], *s.lend_grant_x[j], self.window)
+            m.d.comb += lx_3[j].eq(Mux(s.lendable_fwd3[j], s.lendable_last,
+                                       Mux(s.lendable_fresh3[j], s.lendable_x[j], refill)))
         s.a4 = a4 = Signal(AdmissionInput)
         s.a4_b = a4_b = [Signal(_TENANT_BITS, name=f"a4_b{j}") for j in (1, 2)]
         s.a4_use = [Signal(name=f"a4_use{j}") for j in (1, 2)]
         s.a4_own = a4_own = Signal(_Own)
         s.a4_lx = a4_lx = [Signal(_Lendable, name=f"a4_lendable{j}") for j in range(3)]
-        s.a4_base = [Signal(32, name=f"a4_base{d}") for d in range(_DIMS)]
-        s.a4_count_grant = Signal(32)
         s.a4_charge = Signal(C["LB_CHARGE_BITS"])
         s.k4 = a4.desc.tenant
+        # The decision's compares, made a cycle ahead (:meth:`_a3_compare_ahead`).
+        s.a4_within = Signal()
+        s.a4_count_ok = Signal()
+        s.a4_own_ok = Signal()
+        s.a4_lender_covers = [Signal(name=f"a4_lender_covers{j + 1}") for j in range(2)]
+        s.a4_pool_ge = Signal(_DIMS)
+        s.a4_glob_ge = Signal(_DIMS)
+        # A3's cost plus A4's, per dimension: what A3 compares against when the decision in
+        # A4 beside it charges the same word; formed when the two enter A3 and A4.
+        s.a3_c34 = [Signal(33, name=f"a3_c34_{d}") for d in range(_DIMS)]
+        with m.If(advance):
+            m.d.sync += [s.a3_c34[d].eq(s.a2.cost[d] + s.a3.cost[d]) for d in range(_DIMS)]
         # A4's words with the write of the cycle before (the decision that was in A4 then).
         s.own_hit = own_hit = Signal()
         s.lendable_hit = lendable_hit = [Signal(name=f"lendable_hit{j}") for j in range(3)]
@@ -487,8 +530,6 @@ class Admission(wiring.Component):
             # Taken with the descriptor, so it is always ``clamp_charge`` of A4's cost.
             m.d.sync += s.a4_charge.eq(clamp_charge(s.a3.cost[_CPU]))
             m.d.sync += [a4_lx[j].eq(lx_3[j]) for j in range(3)]
-            m.d.sync += [s.a4_base[d].eq(s.base_k[d]) for d in range(_DIMS)]
-            m.d.sync += s.a4_count_grant.eq(s.count_grant_k)
             for j in range(2):
                 m.d.sync += [a4_b[j].eq(s.a3_b[j]), s.a4_use[j].eq(s.a3_use[j])]
         with m.Else():
@@ -498,41 +539,29 @@ class Admission(wiring.Component):
         """A4: the scheduler's source on the words as they stand, then the load balancer's
         and the buffer pool's answers (``final``); ``dispatch`` when it is charged.
 
-        Every compare is made twice in parallel, on A4's registered word and on the copy of
-        the last write, and the hit flag selects the result: the forward is no longer in
-        series with the compares."""
+        The budget compares (within RES_BASE, the count gate, the covers of the tenant's,
+        the lenders', the pool's and the global word) arrive registered from
+        :meth:`_a3_compare_ahead`. The richer-lender compare is still made here, twice in
+        parallel, on A4's registered word and on the copy of the last write, the hit flag
+        selecting the result."""
         T, a4, k4, ctrl = s.T, s.a4, s.k4, s.ctrl
         a4_b, hit = s.a4_b, s.lendable_hit
         last, a4_lx = s.lendable_last, s.a4_lx
-        s.c = c = a4.cost
-        base_k = s.a4_base
+        s.c = a4.cost
         s.tenant_ok = tenant_ok = Signal()
         m.d.comb += tenant_ok.eq(k4 < T)
-
-        def within_base(own):
-            return Cat(*((own.usage[d] + c[d]) <= base_k[d] for d in range(_DIMS))).all()
-
-        def covers_both(word):
-            return _covers(word.rem, c) & _covers(word.lend, c)
-        within = Signal()
-        own_ok = Signal()
+        # usage + c <= RES_BASE in every dimension.
+        within = s.a4_within
+        # The tenant's REMAINING covers c.
+        own_ok = s.a4_own_ok
         # The count gate: below COUNT_GRANT admitted I/Os this window, or deferred whatever
-        # source would pay (compared on both candidates, selected after, as ``within``).
-        s.count_ok = count_ok = Signal()
-        m.d.comb += [
-            count_ok.eq(Mux(s.own_hit, s.own_last.count < s.a4_count_grant,
-                            s.a4_own.count < s.a4_count_grant)),
-            within.eq(Mux(s.own_hit, within_base(s.own_last), within_base(s.a4_own))),
-            own_ok.eq(Mux(hit[0], _covers(last.rem, c), _covers(a4_lx[0].rem, c))),
-        ]
-        last_covers = Signal()
-        m.d.comb += last_covers.eq(covers_both(last))
+        # source would pay.
+        s.count_ok = count_ok = s.a4_count_ok
         ok_b = [Signal(name=f"lender_ok{j + 1}") for j in range(2)]
         for j in range(2):
-            m.d.comb += ok_b[j].eq(s.a4_use[j] & (a4_b[j] < T)
-                                   & Mux(hit[j + 1], last_covers, covers_both(a4_lx[j + 1])))
-        pool_ok = ~a4.hot & _covers(s.pool, c)
-        glob_ok = _covers(s.glob, c)
+            m.d.comb += ok_b[j].eq(s.a4_use[j] & (a4_b[j] < T) & s.a4_lender_covers[j])
+        pool_ok = ~a4.hot & s.a4_pool_ge.all()
+        glob_ok = s.a4_glob_ge.all()
         # lx[2].lend[CPU] > lx[1].lend[CPU], with either side possibly the copy of the last write.
         cpu1, cpu2, cpu_last = a4_lx[1].lend[_CPU], a4_lx[2].lend[_CPU], last.lend[_CPU]
         b2_richer = Signal()
@@ -651,16 +680,86 @@ class Admission(wiring.Component):
         k3, k4 = s.a3.desc.tenant, s.k4
         a3_rows = (k3, s.a3_b[0], s.a3_b[1])
         a4_rows = (k4, s.a4_b[0], s.a4_b[1])
-        m.d.sync += s.own_hit.eq(s.decide & s.tenant_ok & (k4 == k3))
+        # Also what :meth:`_a3_compare_ahead` selects by: the decision writes next A4's word.
+        s.own_hit_next = Signal()
+        s.lendable_hit_next = [Signal(name=f"lendable_hit_next{j}") for j in range(3)]
+        m.d.comb += s.own_hit_next.eq(s.decide & s.tenant_ok & (k4 == k3))
+        m.d.sync += s.own_hit.eq(s.own_hit_next)
         borrow = s.src == C["SRC_BORROW"]
         lender2 = s.lender_sel == 2
         for j in range(3):
             same = [a4_rows[p] == a3_rows[j] for p in range(3)]  # payer p is next A4's row j
             paid = Mux(borrow, Mux(lender2, same[2], same[1]), same[0])
+            m.d.comb += s.lendable_hit_next[j].eq(s.lendable_write & paid)
             with m.If(s.mat_valid):
                 m.d.sync += s.lendable_hit[j].eq(s.mat_stale & (s.mat_row == a4_rows[j]))
             with m.Else():
-                m.d.sync += s.lendable_hit[j].eq(s.lendable_write & paid)
+                m.d.sync += s.lendable_hit[j].eq(s.lendable_hit_next[j])
+
+    def _a3_compare_ahead(self, m, s):
+        """A3 -> A4: the decision's budget compares, made a cycle ahead and registered, so
+        that A4 starts from their outcomes (issue 22, round 12: they were A4's longest
+        paths, ``usage + c`` then ``<= RES_BASE`` in series with the source and the dispatch).
+
+        Each compare is made on the word A3 registers for A4 (its forward and window flags
+        are registers, so the word is one LUT from flip-flops). The decision
+        in A4 in the same cycle may change the very word (the same tenant, a lender that is
+        also the next I/O's tenant or lender) or pool A3 compares; so each compare is made
+        for both: on the word as A3 has it against A3's cost ``c3``, and on it less A4's
+        cost ``c4`` -- as ``word >= c3 + c4`` (``c34``, formed a cycle earlier), which is
+        exact because a charged word covered ``c4`` -- and A4's decision selects (its hit
+        flags, its source). ``usage + c <= RES_BASE`` after a charge compares the usage
+        saturated at 2**32 - 1, which ``u + c34 <= base`` matches except when ``c3`` is 0
+        and the base is 2**32 - 1 (then it holds whatever the usage).
+
+        While A4 waits its outcomes stay: nothing they compare changes without a decision
+        (a grant's materialization writes the refill A4 already holds) but a bus write of
+        a pool dimension, which takes the compare of the written value, in A4 or in A3, as
+        the write wins over a charge in ``_ctrl_registers``."""
+        advance, ctrl = s.advance, s.ctrl
+        c3, c4, c34 = s.a3.cost, s.a4.cost, s.a3_c34
+        base3, cg3 = s.base_k, s.count_grant_k
+
+        def own(f):
+            return f(s.own_3)
+
+        def lendable(j, f):
+            return f(s.lx_3[j])
+
+        def covers(field, cost):
+            return lambda w: _covers(getattr(w, field), cost)
+        full = [(c3[d] == 0) & (base3[d] == _WORD_MAX) for d in range(_DIMS)]
+        within = own(lambda w: Cat(*((w.usage[d] + c3[d]) <= base3[d] for d in range(_DIMS))).all())
+        within_charged = own(lambda w: Cat(*(full[d] | ((w.usage[d] + c34[d]) <= base3[d])
+                                             for d in range(_DIMS))).all())
+        count = own(lambda w: w.count < cg3)
+        count_charged = own(lambda w: (w.count + 1) < cg3)
+        rem = [lendable(j, covers("rem", c3)) for j in range(3)]
+        rem_charged = [lendable(j, covers("rem", c34)) for j in range(3)]
+        lend = [None] + [lendable(j, covers("lend", c3)) for j in (1, 2)]
+        lend_charged = [None] + [lendable(j, covers("lend", c34)) for j in (1, 2)]
+
+        own_charged = s.own_hit_next & s.charge  # usage and count move only when charged
+        hit = s.lendable_hit_next                # REMAINING moves on every write,
+        borrow = s.src == C["SRC_BORROW"]        # LENDABLE on a lender's
+        with m.If(advance):
+            m.d.sync += [
+                s.a4_within.eq(Mux(own_charged, within_charged, within)),
+                s.a4_count_ok.eq(Mux(own_charged, count_charged, count)),
+                s.a4_own_ok.eq(Mux(hit[0], rem_charged[0], rem[0])),
+            ]
+            for j in (1, 2):
+                m.d.sync += s.a4_lender_covers[j - 1].eq(
+                    Mux(hit[j], rem_charged[j] & Mux(borrow, lend_charged[j], lend[j]), rem[j] & lend[j]))
+        for vec, reg, charged, ge in ((s.pool, ctrl.ext_pool, s.pool_charge, s.a4_pool_ge),
+                                      (s.glob, ctrl.ext_global, s.glob_charge, s.a4_glob_ge)):
+            for d in range(_DIMS):
+                written = reg.w_en & (reg.index == d)
+                with m.If(advance):
+                    m.d.sync += ge[d].eq(Mux(written, reg.w_data >= c3[d],
+                                             Mux(charged, vec[d] >= c34[d], vec[d] >= c3[d])))
+                with m.Elif(written):
+                    m.d.sync += ge[d].eq(reg.w_data >= c4[d])
 
     def _a4_count(self, m, s):
         """A4: the decision counters, the tenant's active bit and the shared pools' charge."""
@@ -676,12 +775,16 @@ class Admission(wiring.Component):
                 m.d.sync += s.deferred_buffer.eq(s.deferred_buffer + 1)
             with m.If(s.tenant_ok):
                 m.d.sync += s.active.bit_select(s.k4[:s.row_bits], 1).eq(1)
-        with m.If(charge):
-            with m.If((src == C["SRC_OWN"]) & (ctrl.scheduler != C["SCHED_BIOS"])
-                      & (ctrl.scheduler != C["SCHED_BASE"])):
-                m.d.sync += s.glob.eq(_sub(s.glob, c))
-            with m.If(src == C["SRC_RESERVED"]):
-                m.d.sync += [s.pool.eq(_sub(s.pool, c)), s.pool_drawn.eq(1)]
+        s.glob_charge, s.pool_charge = Signal(), Signal()
+        m.d.comb += [
+            s.glob_charge.eq(charge & (src == C["SRC_OWN"]) & (ctrl.scheduler != C["SCHED_BIOS"])
+                             & (ctrl.scheduler != C["SCHED_BASE"])),
+            s.pool_charge.eq(charge & (src == C["SRC_RESERVED"])),
+        ]
+        with m.If(s.glob_charge):
+            m.d.sync += s.glob.eq(_sub(s.glob, c))
+        with m.If(s.pool_charge):
+            m.d.sync += [s.pool.eq(_sub(s.pool, c)), s.pool_drawn.eq(1)]
 
     def _emit(self, m, s):
         """The output register: valid drops when taken without a new decision behind it."""
@@ -793,6 +896,11 @@ class Admission(wiring.Component):
                          lendable_wp.en.eq(s.lendable_write)]
         m.d.comb += [own_wp.addr.eq(s.k4[:row_bits]), own_wp.data.eq(s.new_own),
                      own_wp.en.eq(s.decide & s.tenant_ok)]
+        for fresh, wp in ((s.own_fresh, own_wp), (s.lendable_fresh, lendable_wp)):
+            with m.If(wp.en):
+                m.d.sync += fresh.bit_select(wp.addr if len(wp.addr) else Const(0, 1), 1).eq(1)
+        with m.If(self.commit):  # never beside a write: a COMMIT waits for an empty A0..A4
+            m.d.sync += [s.own_fresh.eq(0), s.lendable_fresh.eq(0)]
 
     def _ctrl_registers(self, m, s):
         """CTRL externals: the pools, the LFSR seed, the active bits. A bus write wins over

@@ -107,24 +107,32 @@ MUTANTS = {
                             "with m.If(final >= C[\"SRC_DEFER\"]):\n            m.d.comb += [new_own.throttle_n.eq",
                             "deferred", 4, DEPTH_ORDER),
     # The reserved pool / the global budget are charged without checking they cover the cost.
-    "no_pool_cover": ("pool_ok = ~a4.hot & _covers(s.pool, c)", "pool_ok = ~a4.hot", "underflow", 2, DEPTH_UNDERFLOW),
-    "no_global_cover": ("glob_ok = _covers(s.glob, c)", "glob_ok = 1", "underflow", 2, DEPTH_UNDERFLOW),
+    "no_pool_cover": ("pool_ok = ~a4.hot & s.a4_pool_ge.all()", "pool_ok = ~a4.hot", "underflow", 2, DEPTH_UNDERFLOW),
+    "no_global_cover": ("glob_ok = s.a4_glob_ge.all()", "glob_ok = 1", "underflow", 2, DEPTH_UNDERFLOW),
+    # The pools' compares made in A3 miss the charge of the decision in A4 beside them:
+    # the next decision sees the pool before that charge and spends it again.
+    "no_pool_charge_ahead": ("Mux(charged, vec[d] >= c34[d], vec[d] >= c3[d])", "vec[d] >= c3[d]",
+                             "underflow", 2, DEPTH_UNDERFLOW),
+    # A waiting A4 keeps the compare of a pool that firmware has just rewritten.
+    "no_pool_write_in_held_a4": ("with m.Elif(written):\n                    m.d.sync += ge[d].eq(reg.w_data >= c4[d])",
+                                 "with m.Elif(0):\n                    m.d.sync += ge[d].eq(reg.w_data >= c4[d])",
+                                 "underflow", 2, DEPTH_UNDERFLOW),
     # A3 does not forward the write-back of the cycle before: an I/O one behind another of
     # the same tenant sees the allocation before that I/O's charge and spends it again.
-    "no_lendable_forwarding": ("Mux(lendable_last_valid & (lendable_last_row == row), lendable_last, word)",
-                               "Mux(0, lendable_last, word)", "underflow", 2, DEPTH_UNDERFLOW),
-    # A4 does not take the write of the cycle before (the registered hit flags stay low): a
-    # decision right behind another paid by the same tenant or lender charges the word as it
-    # was before that decision. One cycle deeper than the underflow proof: after the GRANT,
+    "no_lendable_forwarding": ("m.d.sync += s.lendable_fwd3[j].eq(s.lendable_wp.en & (s.lendable_wp.addr == nxt[j]))",
+                               "m.d.sync += s.lendable_fwd3[j].eq(0)", "underflow", 2, DEPTH_UNDERFLOW),
+    # A4 does not take the write of the cycle before (the registered hit flags stay low, and
+    # the compares made in A3 take the word as if unpaid): a decision right behind another
+    # paid by the same tenant or lender charges the word as it was before that decision. One cycle deeper than the underflow proof: after the GRANT,
     # its COMMIT and the drain, the second of two back-to-back decisions reaches ``o`` in
     # step 8 at the earliest (at depth 8 this mutant passes: the proof's own depth misses that case, which
     # the unit tests' back-to-back cases cover).
-    "no_lendable_hit": ("m.d.sync += s.lendable_hit[j].eq(s.lendable_write & paid)",
-                        "m.d.sync += s.lendable_hit[j].eq(0)", "underflow", 2, DEPTH_UNDERFLOW + 1),
+    "no_lendable_hit": ("m.d.comb += s.lendable_hit_next[j].eq(s.lendable_write & paid)",
+                        "m.d.comb += s.lendable_hit_next[j].eq(0)", "underflow", 2, DEPTH_UNDERFLOW + 1),
     # The same for the tenant's own word: a deferral right behind another of the same tenant
     # counts from the THROTTLE_N before it.
-    "no_own_hit": ("m.d.sync += s.own_hit.eq(s.decide & s.tenant_ok & (k4 == k3))",
-                   "m.d.sync += s.own_hit.eq(0)", "deferred", 4, DEPTH_ORDER),
+    "no_own_hit": ("m.d.comb += s.own_hit_next.eq(s.decide & s.tenant_ok & (k4 == k3))",
+                   "m.d.comb += s.own_hit_next.eq(0)", "deferred", 4, DEPTH_ORDER),
 }
 
 

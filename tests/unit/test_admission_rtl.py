@@ -424,6 +424,61 @@ def test_count_gate(bg_model, scheduler):
     assert b.sources.get("DEFER", 0) > 0
 
 
+# Each case exhausts one budget with descriptors of one tenant (or a few) on consecutive
+# cycles, so the decision in A4 and the one behind it in A3 meet the same word or register.
+_EXHAUST = {
+    # usage + cost <= RES_BASE: tenant 0 borrows from 1 until its usage reaches its base.
+    "base": dict(sched="SCHED_BIOS", base=[vec(40000), vec(10**6), vec(10**6), vec(10**6)],
+                 grant=[vec(0), vec(10**6), vec(0), vec(0)], lend=[vec(0), vec(10**6), vec(0), vec(0)],
+                 burst=(1,), tenants=(0,)),
+    # Two lenders, one short of REMAINING (its own I/Os spend it), one of LENDABLE: the
+    # richer-lender compare and both covers, with the borrowers and the lenders interleaved.
+    "lenders": dict(sched="SCHED_BIOS", base=vec(10**6),
+                    grant=[vec(25000), vec(10**6), vec(0), vec(0)], lend=[vec(10**6), vec(25000), vec(0), vec(0)],
+                    burst=(0, 1), tenants=(0, 1, 2, 3, 2, 3)),
+    "pool": dict(sched="SCHED_BIOS", base=vec(10**6), grant=vec(0), lend=vec(0), burst=(), pool=vec(40000),
+                 tenants=(0, 1, 2, 3)),
+    "global": dict(sched="SCHED_WILD", base=vec(10**6), grant=vec(10**6), lend=vec(0), burst=(), glob=vec(40000),
+                   tenants=(0, 0, 1)),
+    "dualbucket": dict(sched="SCHED_DUALBUCKET", base=vec(10**6), grant=vec(0), lend=vec(0), burst=(),
+                       glob=vec(25000), pool=vec(25000), tenants=(0, 1, 1)),
+    "count": dict(sched="SCHED_BIOS", base=vec(10**6), grant=vec(10**6), lend=vec(0), burst=(), count=5,
+                  tenants=(0,)),
+}
+
+
+@pytest.mark.parametrize("sink", ["always", "random"])
+@pytest.mark.parametrize("case", sorted(_EXHAUST))
+def test_exhaustion_back_to_back(bg_model, case, sink):
+    """A budget runs out under descriptors on consecutive cycles (RES_BASE through the
+    usage, a lender's REMAINING and LENDABLE, the reserved pool, the global budget, the
+    count gate), with costs of three sizes so that after the first deferral a smaller cost
+    may still fit: every decision at the edge is one whose compare must see the charge of
+    the decision one cycle ahead of it. Catches a compare made a cycle early that misses
+    that charge (or applies it when the decision ahead paid from another word), and with
+    the output held at random, one that a waiting A4 loses."""
+    p = _EXHAUST[case]
+    b = Bench(bg_model, 4, seed=11)
+
+    async def body(ctx):
+        await b.configure(ctx, C[p["sched"]], base=p["base"], grant=p["grant"], lend=p["lend"], burst=p["burst"],
+                          pool=p.get("pool", vec(0)), glob=p.get("glob", vec(0)))
+        if "count" in p:
+            await b.write(ctx, reg("TENANT", "COUNT_GRANT", 0), p["count"])
+        for _ in range(2):
+            descs = [b.desc(p["tenants"][n % len(p["tenants"])], queue=b.rng.choice((0, 3)),
+                            size=b.rng.choice((100, 4096, 65536))) for n in range(60)]
+            await b.stream(ctx, descs, sink=sink)
+            await b.check_regs(ctx)
+            await b.write(ctx, reg("CTRL", "WINDOW"), C["WINDOW_TICK"])
+            await b.write(ctx, reg("CTRL", "WINDOW"), C["WINDOW_COMMIT"])
+            await ctx.tick()
+    run(b, body)
+    admitted = sum(b.sources.get(s, 0) for s in ("OWN", "BORROW", "RESERVED"))
+    print("SRC", case, b.sources)
+    assert admitted >= 10 and b.sources.get("DEFER", 0) >= 10, b.sources
+
+
 def test_constructor_checks():
     with pytest.raises(TypeError, match="Tenants must be an integer"):
         Admission(tenants="8")
