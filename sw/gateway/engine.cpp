@@ -565,11 +565,11 @@ void Engine::thread_setup(const char *name, bool fifo)
 
 void Engine::backend_loop()
 {
-    // At the normal policy while another tenant's reader is favoured (store_fifo false,
-    // base_priority_in_use()):
-    // the store work that is not done inline is a request re-offered from the deferred queue
-    // (bios defers what runs above a base), a FUA or a FLUSH; at SCHED_FIFO 10 a bursting
-    // tenant's deferred 128 KiB copies ran ahead of a within-base tenant's favoured reader.
+    // A request's store work at the normal policy while another tenant's reader is favoured
+    // (store_fifo false, base_priority_in_use()), else at SCHED_FIFO 10 with --realtime. The
+    // store work not done inline is a request re-offered from the deferred queue (bios defers
+    // what runs above a base), a FUA or a FLUSH: at SCHED_FIFO 10 a bursting tenant's deferred
+    // 128 KiB copies ran ahead of a within-base tenant's favoured reader.
     thread_setup("bg-store", opt_.store_fifo);
     bool at_fifo = t_engine_fifo;
     while (Request *r = backend_.pop()) {
