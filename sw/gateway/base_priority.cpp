@@ -1,10 +1,9 @@
 // A reader's real-time priority while its tenant stays within its base; see base_priority.hpp.
 #include "base_priority.hpp"
 
-#include <pthread.h>
-#include <sched.h>
-
 #include <algorithm>
+
+#include "thread_name.hpp"
 
 namespace bg::gw {
 
@@ -83,14 +82,11 @@ void BasePriority::Thread::favour(bool on)
     on = on && bp_.enabled();
     if (on == on_)
         return;
-    sched_param sp{};
-    sp.sched_priority = on ? bp_.prio_ : 0;
-    if (pthread_setschedparam(pthread_self(), on ? SCHED_FIFO : SCHED_OTHER, &sp) != 0) {
+    if (!set_thread_fifo(on ? bp_.prio_ : 0)) {
         bp_.refused_ = true;  // only raising can fail (no CAP_SYS_NICE): the thread stays as it was
         return;
     }
     on_ = on;
-    bp_.switches_++;
 }
 
 BasePriority::Thread::~Thread() { favour(false); }

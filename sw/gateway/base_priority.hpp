@@ -53,8 +53,6 @@ public:
         BasePriority &bp_;
         bool on_ = false;
     };
-    // Policy changes made so far, both ways.
-    std::uint64_t switches() const { return switches_.load(); }
 
 private:
     struct Bucket {
@@ -66,7 +64,6 @@ private:
     int prio_;
     std::atomic<bool> refused_{false};  // SCHED_FIFO refused once (no CAP_SYS_NICE): off from then on
     std::vector<std::unique_ptr<Bucket>> buckets_;
-    std::atomic<std::uint64_t> switches_{0};
 };
 
 }  // namespace bg::gw

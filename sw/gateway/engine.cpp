@@ -1,7 +1,6 @@
 // The gateway's storage agent; see engine.hpp.
 #include "engine.hpp"
 
-#include <pthread.h>
 #include <sched.h>
 #include <sys/prctl.h>
 
@@ -34,6 +33,7 @@ constexpr std::uint64_t kNever = ~std::uint64_t{0};
 // An I/O whose work is done and whose stages' next event is this close waits for it on its own
 // thread (yielding) rather than handing the answer to the pacer: a wake-up costs more.
 constexpr std::uint64_t kSpinNs = 5000;
+constexpr int kEnginePriority = 10;  // --realtime's SCHED_FIFO priority (the readers' --base-priority is below)
 enum : std::uint32_t { kEvCpu, kEvSwl, kEvRelease };
 
 // BLOCK_STATUS answers at most this many extents per request (8 KiB of reply).
@@ -549,36 +549,31 @@ thread_local bool t_engine_fifo = false;
 bool on_engine_fifo_thread() { return t_engine_fifo; }
 
 // Sleeps end within a microsecond of their deadline instead of the default 50 us slack.
-void Engine::thread_setup(const char *name, bool fifo)
+void Engine::thread_setup(const char *name)
 {
     name_thread(name);
     ::prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-    if (opt_.realtime && fifo) {
-        sched_param sp{};
-        sp.sched_priority = 10;
-        if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) != 0)
-            rt_failed_ = true;
-        else
+    if (opt_.realtime) {
+        if (set_thread_fifo(kEnginePriority))
             t_engine_fifo = true;
+        else
+            rt_failed_ = true;
     }
 }
 
 void Engine::backend_loop()
 {
     // A request's store work at the normal policy while another tenant's reader is favoured
-    // (store_fifo false, base_priority_in_use()), else at SCHED_FIFO 10 with --realtime. The
+    // (base_priority_in_use(): never with --base-priority 0), else at SCHED_FIFO 10 with --realtime. The
     // store work not done inline is a request re-offered from the deferred queue (bios defers
     // what runs above a base), a FUA or a FLUSH: at SCHED_FIFO 10 a bursting tenant's deferred
     // 128 KiB copies ran ahead of a within-base tenant's favoured reader.
-    thread_setup("bg-store", opt_.store_fifo);
-    bool at_fifo = t_engine_fifo;
+    thread_setup("bg-store");
     while (Request *r = backend_.pop()) {
-        const bool fifo = opt_.realtime && (opt_.store_fifo || !base_priority_in_use(r->tenant));
-        if (fifo != at_fifo) {
-            sched_param sp{};
-            sp.sched_priority = fifo ? 10 : 0;
-            if (pthread_setschedparam(pthread_self(), fifo ? SCHED_FIFO : SCHED_OTHER, &sp) == 0)
-                at_fifo = t_engine_fifo = fifo;
+        const bool fifo = opt_.realtime && !base_priority_in_use(r->tenant);
+        if (fifo != t_engine_fifo) {
+            if (set_thread_fifo(fifo ? kEnginePriority : 0))
+                t_engine_fifo = fifo;
             else
                 rt_failed_ = true;
         }

@@ -84,9 +84,6 @@ struct EngineOptions {
     // The window loop, the pacer and the backend threads at SCHED_FIFO priority 10, as firmware
     // on its own core would run: on a loaded host their deadlines then hold (needs CAP_SYS_NICE).
     bool realtime = false;
-    // With realtime: the store threads at SCHED_FIFO 10 too; false: only while no reader is
-    // favoured (base_priority_in_use(); the gateway's --base-priority).
-    bool store_fifo = true;
     // --arrivals: every READ and WRITE descriptor's first offer is recorded here (arrivals.hpp).
     ArrivalRecorder *arrivals = nullptr;
     // --tenant-depth: requests one tenant may have in the engine (admitted or deferred), as a
@@ -117,6 +114,8 @@ public:
     // The largest READ/WRITE of tenant t one burst grant covers (at most `cap`).
     std::uint32_t max_block(std::size_t t) const { return max_block_[t]; }
     Store &store(std::size_t t) { return *stores_[t]; }
+    // The scenario (the exports' tenants and their contracts).
+    const bg::sim::Scenario &scenario() const { return sc_; }
     std::uint8_t ingress_queue(std::size_t t, std::uint32_t k) const;
     std::uint16_t vcpu_queue(std::size_t t, std::uint32_t k) const;
 
@@ -172,7 +171,7 @@ private:
     // `ready`: I/Os the stages released meanwhile, for the caller to answer once dev_mu_ is free.
     std::size_t offer_locked(std::vector<Request *> &rs, bool from_window, std::vector<Request *> &ready);
     void window_loop();
-    void thread_setup(const char *name, bool fifo = true);  // its name (thread_name.hpp), timer slack, SCHED_FIFO with --realtime
+    void thread_setup(const char *name);  // its name (thread_name.hpp), timer slack, SCHED_FIFO with --realtime
     void pacer_loop();
     void backend_loop();
     bool inline_ok(const Request &r) const;

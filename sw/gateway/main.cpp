@@ -297,7 +297,6 @@ int main(int argc, char **argv)
         eo.seed = have_seed ? seed : sc.seed;
         eo.pace = pace;
         eo.realtime = realtime;
-        eo.store_fifo = base_priority == 0;
         eo.tenant_depth = tenant_depth;
         std::unique_ptr<bg::gw::ArrivalRecorder> recorder;
         if (!arrivals.empty()) {
@@ -321,8 +320,6 @@ int main(int argc, char **argv)
                                               : bg::gw::open_file_store(data_dir + "/" + t.name + ".img", export_size));
             so.exports.push_back(t.name);
             so.tenant_conns.push_back(t.max_conns ? t.max_conns : max_conns);
-            so.base_iops.push_back(t.base.iops);
-            so.base_bytes_per_s.push_back(t.base.mbps * 1e6);
         }
         so.base_priority = realtime ? base_priority : 0;
         // Every thread started from here on inherits the mask: the signals arrive on the signalfd.

@@ -433,12 +433,14 @@ Server::Server(Engine &engine, ServerOptions opt) : eng_(engine), opt_(std::move
     tenant_pressed_ = std::make_unique<std::atomic<int>[]>(n);
     for (std::size_t t = 0; t < n; t++)
         pools_.push_back(std::make_unique<BufferPool>(tenant_budget_[t].get(), &global_, &tenant_pressed_[t], &global_pressed_));
+    std::vector<double> base_iops(n), base_bytes_per_s(n);
     std::vector<std::uint32_t> max_block(n);
-    for (std::size_t t = 0; t < n; t++)
+    for (std::size_t t = 0; t < n; t++) {
+        base_iops[t] = eng_.scenario().tenants[t].base.iops;
+        base_bytes_per_s[t] = eng_.scenario().tenants[t].base.mbps * 1e6;
         max_block[t] = eng_.max_block(t);
-    opt_.base_iops.resize(n, 0);
-    opt_.base_bytes_per_s.resize(n, 0);
-    base_prio_ = std::make_unique<BasePriority>(opt_.base_priority, opt_.base_iops, opt_.base_bytes_per_s, max_block);
+    }
+    base_prio_ = std::make_unique<BasePriority>(opt_.base_priority, base_iops, base_bytes_per_s, max_block);
 }
 
 namespace {
@@ -1015,10 +1017,9 @@ void Server::transmission(const std::shared_ptr<Conn> &c, std::size_t tenant)
                 }
             }
             // Sent by the engine thread that answers it only when favoured, or when no other
-            // tenant's reader is (nobody to protect): see on_engine_fifo_thread().
-            r->reply = [c, agg, k, structured, hdr, pp = &pool, favoured = within || !base_prio_->enabled(),
-                        hdr_tenant = tenant](
-                           bg::gw::Request &q, std::uint32_t error) {
+            // tenant's reader is (nobody to protect; never with --base-priority 0): see
+            // on_engine_fifo_thread().
+            r->reply = [c, agg, k, structured, hdr, pp = &pool, within, tenant](bg::gw::Request &q, std::uint32_t error) {
                 std::unique_lock<std::mutex> g(agg->mu);
                 if (error && !agg->error)
                     agg->error = error;
@@ -1030,7 +1031,7 @@ void Server::transmission(const std::shared_ptr<Conn> &c, std::size_t tenant)
                     return;
                 Out o;
                 o.charge = std::move(agg->charge);
-                o.favoured = favoured || !base_priority_in_use(hdr_tenant);
+                o.favoured = within || !base_priority_in_use(tenant);
                 if (agg->error) {
                     o.head = structured ? error_chunk(hdr.cookie, agg->error, error_text(agg->error))
                                         : simple_reply_header(agg->error, hdr.cookie);

@@ -40,9 +40,8 @@ struct ServerOptions {
     unsigned reply_grace_ms = 1000;
     bool verbose = false;  // one stderr line per refused request or closed connection
     // A reader's SCHED_FIFO priority while its tenant stays within its base (base_priority.hpp;
-    // 0: off), and the tenants' bases (scenario order).
+    // 0: off); the bases are the engine's scenario's.
     int base_priority = 0;
-    std::vector<double> base_iops, base_bytes_per_s;
 };
 
 class Conn;
