@@ -174,8 +174,9 @@ def aggregate_56(jobs: list) -> dict:
 def median_runs(runs: list[dict]) -> dict:
     """Case 2's runs of one scheduler over the rounds as one run: per tenant the median of each
     fio figure, the median CPU and run-queue wait, and a gateway report whose per-tenant mean
-    latency and deferral counts are the rounds' medians (what held_back() and the deferral line
-    read); window overruns are the rounds' largest. One run is returned as it is. Medians, not
+    latency and deferral counts, and SA delay figures by class, are the rounds' medians (what
+    held_back() and the deferral and SA delay lines read); window overruns are the rounds'
+    largest. One run is returned as it is. Medians, not
     means: a round in which another process took the host's CPU (this is a 2-core benchmark on
     whatever else the machine runs) moves a mean by its whole excursion, a median of three not
     at all."""
@@ -197,6 +198,10 @@ def median_runs(runs: list[dict]) -> dict:
             tenants.append({"name": t["name"], "lat_us": {"avg": med(x["lat_us"]["avg"] for x in ts)},
                             **{k: None if None in v else round(med(v)) for k, v in counts.items()}})
         out["report"] = {"tenants": tenants}
+        if all("sa_delay_us" in rep for rep in reps):  # per class and figure, the rounds' median
+            out["report"]["sa_delay_us"] = {
+                c: {k: med(rep["sa_delay_us"][c][k] for rep in reps) for k in v}
+                for c, v in reps[0]["sa_delay_us"].items()}
     else:
         out["report"] = None
     ov = [r.get("window_overruns") for r in runs]
@@ -718,6 +723,11 @@ def main() -> None:
               "unused capacity covered): "
               + ", ".join(f"{t['name']} {t.get('deferred_ios')}; {t.get('deferred_withheld')}"
                           for t in rep.get("tenants", [])))
+        if rep.get("sa_delay_us"):
+            print("\nburstgate's SA delay by class (what the delay-based adjustment compares with the scenario's "
+                  "target_delay_us), µs: " + "; ".join(
+                      f"{k} {v['n']} I/Os, P50 {v['p50']:.0f}, P95 {v['p95']:.0f}, P99 {v['p99']:.0f}, "
+                      f"store wait P95 {v['store_wait_p95']:.0f}" for k, v in rep["sa_delay_us"].items()))
         factors = [r.get("report", {}).get("burst_factor") for r in runs.get(BG, [c56[BG]])]
         if any(f not in (None, 1.0) for f in factors):
             print("\nburstgate's cost_adjust: burst factor (what BIOS grants above a base is divided by it) at "

@@ -195,35 +195,6 @@ void Engine::stop(std::chrono::milliseconds drain)
             w->notify_one();
 }
 
-void Engine::WorkQueue::push(Request *r)
-{
-    {
-        std::lock_guard<std::mutex> g(mu_);
-        q_.push_back(r);
-    }
-    cv_.notify_one();
-}
-
-Request *Engine::WorkQueue::pop()
-{
-    std::unique_lock<std::mutex> g(mu_);
-    cv_.wait(g, [&] { return stop_ || !q_.empty(); });
-    if (q_.empty())
-        return nullptr;
-    Request *r = q_.front();
-    q_.pop_front();
-    return r;
-}
-
-void Engine::WorkQueue::stop()
-{
-    {
-        std::lock_guard<std::mutex> g(mu_);
-        stop_ = true;
-    }
-    cv_.notify_all();
-}
-
 void Engine::submit(std::unique_ptr<Request> r)
 {
     const bg::sim::Tenant &t = sc_.tenants[r->tenant];
@@ -357,7 +328,7 @@ std::size_t Engine::offer_locked(std::vector<Request *> &rs, bool from_window, s
             inline_count++;
         else {
             r->queued = Clock::now();
-            backend_.push(r);
+            backend_.push(r, r->within);
         }
     }
     return inline_count;
@@ -563,19 +534,19 @@ void Engine::thread_setup(const char *name)
 
 void Engine::backend_loop()
 {
-    // A request's store work at the normal policy while another tenant's reader is favoured
-    // (base_priority_in_use(): never with --base-priority 0), else at SCHED_FIFO 10 with --realtime. The
-    // store work not done inline is a request re-offered from the deferred queue (bios defers
-    // what runs above a base), a FUA or a FLUSH: at SCHED_FIFO 10 a bursting tenant's deferred
-    // 128 KiB copies ran ahead of a within-base tenant's favoured reader.
+    // Its policy follows each request's (store_priority, work_queue.hpp).
     thread_setup("bg-store");
+    int at = t_engine_fifo ? kEnginePriority : 0;  // what thread_setup got
     while (Request *r = backend_.pop()) {
-        const bool fifo = opt_.realtime && !base_priority_in_use(r->tenant);
-        if (fifo != t_engine_fifo) {
-            if (set_thread_fifo(fifo ? kEnginePriority : 0))
-                t_engine_fifo = fifo;
-            else
+        const int want = store_priority(opt_.realtime, base_priority_in_use(r->tenant), r->within, opt_.base_priority,
+                                        kEnginePriority);
+        if (want != at) {
+            if (set_thread_fifo(want)) {
+                at = want;
+                t_engine_fifo = want == kEnginePriority;
+            } else {
                 rt_failed_ = true;
+            }
         }
         work(*r);
         work_done(r);
@@ -631,6 +602,7 @@ void Engine::finish(Request *r, std::uint32_t error)
     const auto done = Clock::now();
     const std::uint64_t lat = ns(done - r->arrival);
     const bool admitted = r->admit != Clock::time_point{};
+    std::uint64_t sa_ns = 0;
     if (admitted) {
         IoCompletion c;
         c.tag = r->tag;
@@ -646,6 +618,7 @@ void Engine::finish(Request *r, std::uint32_t error)
         const std::uint64_t real = ns(done - r->admit) - std::min(ns(done - r->admit), r->backend_ns);
         const std::uint64_t sa = opt_.pace ? std::max(r->release_ns - r->admit_ns, real) : real;
         c.sa_delay_ns = sa > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(sa);
+        sa_ns = sa;
         std::lock_guard<std::mutex> g(dev_mu_);
         dev_->complete(std::span<const IoCompletion>(&c, 1));
     }
@@ -660,6 +633,11 @@ void Engine::finish(Request *r, std::uint32_t error)
         ts.s_done++;
         ts.s_bytes += r->desc_size;
         ts.s_lat.record(lat);
+        if (admitted) {
+            DelayClass &d = delay_[(r->within ? 0 : 2) + (r->deferred ? 1 : 0)];
+            d.sa.record(sa_ns);
+            d.store_wait.record(r->backend_ns);
+        }
     }
     finished_++;
     std::unique_ptr<Request> own;
@@ -809,7 +787,23 @@ std::string Engine::report_json()
         std::lock_guard<std::mutex> g(sa_mu_);
         sa_->account(r, period);
     }
-    return bg::sim::report_json(r);
+    // The gateway's own part: the delay the adjustment sees, by class (docs/gateway.md, "Report").
+    std::string extra = ",\n  \"sa_delay_us\": {";
+    const char *names[4] = {"within_first", "within_deferred", "other_first", "other_deferred"};
+    for (int k = 0; k < 4; k++) {
+        const DelayClass &d = delay_[k];
+        char b[256];
+        std::snprintf(b, sizeof b,
+                      "%s\"%s\": {\"n\": %llu, \"p50\": %.1f, \"p95\": %.1f, \"p99\": %.1f, \"store_wait_p95\": %.1f}",
+                      k ? ", " : "", names[k], static_cast<unsigned long long>(d.sa.count()), d.sa.quantile(0.5) / 1e3,
+                      d.sa.quantile(0.95) / 1e3, d.sa.quantile(0.99) / 1e3, d.store_wait.quantile(0.95) / 1e3);
+        extra += b;
+    }
+    extra += "}";
+    std::string out = bg::sim::report_json(r);
+    const std::size_t end = out.rfind('}');  // the report is one JSON object: its own fields first
+    out.insert(end == std::string::npos ? out.size() : end, extra + "\n");
+    return out;
 }
 
 }  // namespace bg::gw

@@ -43,6 +43,7 @@
 #include "burstgate/sim/withheld.hpp"
 #include "arrivals.hpp"
 #include "store.hpp"
+#include "work_queue.hpp"
 
 namespace bg::gw {
 
@@ -73,6 +74,7 @@ struct Request {
     std::uint64_t admit_ns = 0, release_ns = 0;  // virtual time of the SA stages
     std::uint64_t next_ns = 0;  // its next stage event (Engine::sa_mu_); ~0: queued, or none
     std::uint32_t error = 0;
+    bool within = false;  // served within its tenant's base, its reader favoured (server.cpp, base_priority.hpp)
     bool deferred = false, released = false, work_done = false;  // the last two: Engine::sa_mu_
 };
 
@@ -84,6 +86,10 @@ struct EngineOptions {
     // The window loop, the pacer and the backend threads at SCHED_FIFO priority 10, as firmware
     // on its own core would run: on a loaded host their deadlines then hold (needs CAP_SYS_NICE).
     bool realtime = false;
+    // --base-priority (0: off): a favoured reader's SCHED_FIFO priority (the server's readers,
+    // base_priority.hpp), which the store threads take for a deferred request within its
+    // tenant's base (Request::within) while a reader is favoured (backend_loop).
+    int base_priority = 0;
     // --arrivals: every READ and WRITE descriptor's first offer is recorded here (arrivals.hpp).
     ArrivalRecorder *arrivals = nullptr;
     // --tenant-depth: requests one tenant may have in the engine (admitted or deferred), as a
@@ -116,6 +122,7 @@ public:
     Store &store(std::size_t t) { return *stores_[t]; }
     // The scenario (the exports' tenants and their contracts).
     const bg::sim::Scenario &scenario() const { return sc_; }
+    const EngineOptions &options() const { return opt_; }
     std::uint8_t ingress_queue(std::size_t t, std::uint32_t k) const;
     std::uint16_t vcpu_queue(std::size_t t, std::uint32_t k) const;
 
@@ -143,23 +150,16 @@ private:
         std::uint64_t s_done = 0, s_bytes = 0, s_defer = 0;
         bg::sim::LatencyHist s_lat;
     };
-    // Work for the backend threads: one FIFO.
-    class WorkQueue {
-    public:
-        void push(Request *r);
-        Request *pop();  // blocks; nullptr once stopped and empty
-        void stop();
-
-    private:
-        std::mutex mu_;
-        std::condition_variable cv_;
-        std::deque<Request *> q_;
-        bool stop_ = false;
-    };
     // The stages' events in virtual time (ns since t0_), in (time, kind, id) order.
     struct StageEv {
         std::uint64_t t, key;  // key: kind << 32 | tag
         bool operator>(const StageEv &o) const { return t != o.t ? t > o.t : key > o.key; }
+    };
+    // The SA delay each admitted request gave the firmware (what the delay-based adjustment
+    // sees) and its wait for a store thread, by class: within its tenant's base or not
+    // (Request::within), admitted at its first offer or after a deferral. st_mu_.
+    struct DelayClass {
+        bg::sim::LatencyHist sa, store_wait;
     };
     struct SaSink final : bg::sim::SaStages::Sink {
         Engine *e = nullptr;
@@ -214,6 +214,7 @@ private:
 
     std::mutex st_mu_;
     std::vector<TenantStats> st_;
+    DelayClass delay_[4];  // [(within ? 0 : 2) + deferred]
     std::vector<std::uint64_t> thread_completed_;  // per SA thread (egress queue), as burstgate-sim reports
     Clock::time_point t0_, second_t0_;
     double last_second_s_ = 1;
@@ -230,7 +231,7 @@ private:
     std::uint64_t waiting_ = 0;           // work done, release ahead: the pacer's to answer
     std::uint64_t pacer_wake_ = 0;        // when the pacer will wake (0: it is awake; ~0: idle)
     std::condition_variable pacer_cv_;
-    WorkQueue backend_;
+    WorkQueue<Request> backend_;
     std::vector<std::thread> threads_;
     std::thread window_th_;
     std::atomic<bool> stop_{false};

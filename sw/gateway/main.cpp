@@ -297,6 +297,7 @@ int main(int argc, char **argv)
         eo.seed = have_seed ? seed : sc.seed;
         eo.pace = pace;
         eo.realtime = realtime;
+        eo.base_priority = realtime ? base_priority : 0;
         eo.tenant_depth = tenant_depth;
         std::unique_ptr<bg::gw::ArrivalRecorder> recorder;
         if (!arrivals.empty()) {
@@ -321,7 +322,6 @@ int main(int argc, char **argv)
             so.exports.push_back(t.name);
             so.tenant_conns.push_back(t.max_conns ? t.max_conns : max_conns);
         }
-        so.base_priority = realtime ? base_priority : 0;
         // Every thread started from here on inherits the mask: the signals arrive on the signalfd.
         sigset_t mask;
         sigemptyset(&mask);

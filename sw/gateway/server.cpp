@@ -440,7 +440,7 @@ Server::Server(Engine &engine, ServerOptions opt) : eng_(engine), opt_(std::move
         base_bytes_per_s[t] = eng_.scenario().tenants[t].base.mbps * 1e6;
         max_block[t] = eng_.max_block(t);
     }
-    base_prio_ = std::make_unique<BasePriority>(opt_.base_priority, base_iops, base_bytes_per_s, max_block);
+    base_prio_ = std::make_unique<BasePriority>(eng_.options().base_priority, base_iops, base_bytes_per_s, max_block);
 }
 
 namespace {
@@ -1005,6 +1005,7 @@ void Server::transmission(const std::shared_ptr<Conn> &c, std::size_t tenant)
             r->offset = split ? hdr.offset + std::uint64_t{k} * chunk : hdr.offset;
             r->length = split ? std::min(chunk, hdr.length - k * chunk) : hdr.length;
             r->tenant = static_cast<std::uint16_t>(tenant);
+            r->within = within;
             r->queue = queue;
             r->vq = vq;
             if (k < bufs.size())

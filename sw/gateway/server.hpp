@@ -39,9 +39,8 @@ struct ServerOptions {
     std::uint64_t min_reply_bytes_per_s = 1ull << 20;
     unsigned reply_grace_ms = 1000;
     bool verbose = false;  // one stderr line per refused request or closed connection
-    // A reader's SCHED_FIFO priority while its tenant stays within its base (base_priority.hpp;
-    // 0: off); the bases are the engine's scenario's.
-    int base_priority = 0;
+    // A reader's SCHED_FIFO priority while its tenant stays within its base is the engine's
+    // (EngineOptions::base_priority; base_priority.hpp), the bases its scenario's.
 };
 
 class Conn;

@@ -107,24 +107,32 @@ def fifo_shares(tmp_path, *args, seconds=3):
                     ["--name=bursty", f"--uri={gw.uri('bursty')}", "--rw=randread", "--bs=128k", "--iodepth=8",
                      "--size=256m"], runtime=seconds)
     finally:
-        gw.stop()
+        report = gw.stop()
     shares = {name: fifo_share(samples, name, least=30 * seconds)
               for name in ("bg-rd:victim", "bg-rd:bursty", "bg-pacer")}
     # The store threads from 0.5 s on: before fio's clients connect nobody is favoured, and they
     # run at the engine's priority then, as with --base-priority 0.
     shares["bg-store"] = fifo_share(samples[50:], "bg-store", least=30 * seconds - 50)
     print(f"\nSCHED_FIFO share of samples: {shares}")
-    return shares
+    return shares, report
 
 
 @pytest.mark.skipif(not can_fifo(), reason="SCHED_FIFO refused here (no CAP_SYS_NICE)")
 def test_a_within_base_reader_runs_at_real_time_priority_and_a_bursting_one_does_not(tmp_path):
-    shares = fifo_shares(tmp_path, "--realtime")
+    shares, report = fifo_shares(tmp_path, "--realtime")
     assert shares["bg-rd:victim"] >= 0.9
     assert shares["bg-rd:bursty"] <= 0.1
     # The neighbour's deferred requests' store work is not done at the engine's priority while
     # the victim is favoured.
     assert shares["bg-store"] <= 0.1 and shares["bg-pacer"] == 1.0
+    # The report's SA delay by class counts every admitted request once, the victim's as
+    # within its base and the neighbour's as not (Request::within reaches the engine, which
+    # orders the store threads' queue and sets their policy by it).
+    done = {t["name"]: t["completed"] for t in report["tenants"]}
+    by = {k: v["n"] for k, v in report["sa_delay_us"].items()}
+    assert sum(by.values()) == sum(done.values()), (by, done)
+    assert by["within_first"] + by["within_deferred"] >= 0.9 * done["victim"], (by, done)
+    assert by["other_first"] + by["other_deferred"] >= 0.9 * done["bursty"], (by, done)
 
 
 @pytest.mark.skipif(not can_fifo(), reason="SCHED_FIFO refused here (no CAP_SYS_NICE)")
@@ -132,7 +140,7 @@ def test_no_reader_is_favoured_with_base_priority_0_or_without_realtime(tmp_path
     for args in (("--realtime", "--base-priority", "0"), ()):
         run = tmp_path / ("rt" if args else "plain")
         run.mkdir()
-        shares = fifo_shares(run, *args, seconds=1)
+        shares, _ = fifo_shares(run, *args, seconds=1)
         # --base-priority 0 is the gateway as before: its store threads at the engine's priority.
         engine = 1.0 if args else 0.0
         assert shares == {"bg-rd:victim": 0.0, "bg-rd:bursty": 0.0, "bg-store": engine, "bg-pacer": engine}, args
