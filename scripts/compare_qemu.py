@@ -200,7 +200,7 @@ def median_runs(runs: list[dict]) -> dict:
         out["report"] = {"tenants": tenants}
         if all("sa_delay_us" in rep for rep in reps):  # per class and figure, the rounds' median
             out["report"]["sa_delay_us"] = {
-                c: {k: med(rep["sa_delay_us"][c][k] for rep in reps) for k in v}
+                c: {k: round(med(rep["sa_delay_us"][c][k] for rep in reps), 1) for k in v}
                 for c, v in reps[0]["sa_delay_us"].items()}
     else:
         out["report"] = None
@@ -727,7 +727,7 @@ def main() -> None:
             print("\nburstgate's SA delay by class (what the delay-based adjustment compares with the scenario's "
                   "target_delay_us), µs: " + "; ".join(
                       f"{k} {v['n']} I/Os, P50 {v['p50']:.0f}, P95 {v['p95']:.0f}, P99 {v['p99']:.0f}, "
-                      f"store wait P95 {v['store_wait_p95']:.0f}" for k, v in rep["sa_delay_us"].items()))
+                      f"store P95 {v['store_p95']:.0f}" for k, v in rep["sa_delay_us"].items()))
         factors = [r.get("report", {}).get("burst_factor") for r in runs.get(BG, [c56[BG]])]
         if any(f not in (None, 1.0) for f in factors):
             print("\nburstgate's cost_adjust: burst factor (what BIOS grants above a base is divided by it) at "

@@ -254,11 +254,6 @@ void Engine::submit(std::unique_ptr<Request> r)
     }
 }
 
-bool Engine::inline_ok(const Request &r) const
-{
-    return (r.type == nbd::kCmdRead || r.type == nbd::kCmdWrite) && !(r.flags & nbd::kCmdFlagFua);
-}
-
 std::size_t Engine::offer_locked(std::vector<Request *> &rs, bool from_window, std::vector<Request *> &ready)
 {
     descs_.clear();
@@ -324,11 +319,11 @@ std::size_t Engine::offer_locked(std::vector<Request *> &rs, bool from_window, s
     }
     std::size_t inline_count = 0;
     for (Request *r : admitted) {
-        if (!from_window && inline_ok(*r))
+        if (!from_window && reader_work(r->type, r->flags))
             inline_count++;
         else {
             r->queued = Clock::now();
-            backend_.push(r, r->within);
+            backend_.push(r, first_class(r->within, r->type, r->flags));
         }
     }
     return inline_count;
@@ -513,40 +508,28 @@ void Engine::roll_second()
     }
 }
 
-namespace {
-thread_local bool t_engine_fifo = false;
-}
-
-bool on_engine_fifo_thread() { return t_engine_fifo; }
-
 // Sleeps end within a microsecond of their deadline instead of the default 50 us slack.
 void Engine::thread_setup(const char *name)
 {
     name_thread(name);
     ::prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-    if (opt_.realtime) {
-        if (set_thread_fifo(kEnginePriority))
-            t_engine_fifo = true;
-        else
-            rt_failed_ = true;
-    }
+    if (opt_.realtime && !set_thread_fifo(kEnginePriority))
+        rt_failed_ = true;
 }
 
 void Engine::backend_loop()
 {
     // Its policy follows each request's (store_priority, work_queue.hpp).
     thread_setup("bg-store");
-    int at = t_engine_fifo ? kEnginePriority : 0;  // what thread_setup got
+    int at = on_fifo_thread() ? kEnginePriority : 0;  // what thread_setup got
     while (Request *r = backend_.pop()) {
-        const int want = store_priority(opt_.realtime, base_priority_in_use(r->tenant), r->within, opt_.base_priority,
-                                        kEnginePriority);
+        const int want = store_priority(opt_.realtime, base_priority_in_use(r->tenant), first_class(r->within, r->type, r->flags),
+                                        opt_.base_priority, kEnginePriority);
         if (want != at) {
-            if (set_thread_fifo(want)) {
+            if (set_thread_fifo(want))
                 at = want;
-                t_engine_fifo = want == kEnginePriority;
-            } else {
+            else
                 rt_failed_ = true;
-            }
         }
         work(*r);
         work_done(r);
@@ -618,7 +601,7 @@ void Engine::finish(Request *r, std::uint32_t error)
         const std::uint64_t real = ns(done - r->admit) - std::min(ns(done - r->admit), r->backend_ns);
         const std::uint64_t sa = opt_.pace ? std::max(r->release_ns - r->admit_ns, real) : real;
         c.sa_delay_ns = sa > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(sa);
-        sa_ns = sa;
+        sa_ns = c.sa_delay_ns;  // as the firmware got it
         std::lock_guard<std::mutex> g(dev_mu_);
         dev_->complete(std::span<const IoCompletion>(&c, 1));
     }
@@ -636,7 +619,7 @@ void Engine::finish(Request *r, std::uint32_t error)
         if (admitted) {
             DelayClass &d = delay_[(r->within ? 0 : 2) + (r->deferred ? 1 : 0)];
             d.sa.record(sa_ns);
-            d.store_wait.record(r->backend_ns);
+            d.store.record(r->backend_ns);
         }
     }
     finished_++;
@@ -787,16 +770,16 @@ std::string Engine::report_json()
         std::lock_guard<std::mutex> g(sa_mu_);
         sa_->account(r, period);
     }
-    // The gateway's own part: the delay the adjustment sees, by class (docs/gateway.md, "Report").
+    // The gateway's own part: the delay the adjustment sees, by class (docs/gateway.md, "Statistics").
     std::string extra = ",\n  \"sa_delay_us\": {";
     const char *names[4] = {"within_first", "within_deferred", "other_first", "other_deferred"};
     for (int k = 0; k < 4; k++) {
         const DelayClass &d = delay_[k];
         char b[256];
         std::snprintf(b, sizeof b,
-                      "%s\"%s\": {\"n\": %llu, \"p50\": %.1f, \"p95\": %.1f, \"p99\": %.1f, \"store_wait_p95\": %.1f}",
+                      "%s\"%s\": {\"n\": %llu, \"p50\": %.1f, \"p95\": %.1f, \"p99\": %.1f, \"store_p95\": %.1f}",
                       k ? ", " : "", names[k], static_cast<unsigned long long>(d.sa.count()), d.sa.quantile(0.5) / 1e3,
-                      d.sa.quantile(0.95) / 1e3, d.sa.quantile(0.99) / 1e3, d.store_wait.quantile(0.95) / 1e3);
+                      d.sa.quantile(0.95) / 1e3, d.sa.quantile(0.99) / 1e3, d.store.quantile(0.95) / 1e3);
         extra += b;
     }
     extra += "}";

@@ -100,12 +100,6 @@ struct EngineOptions {
     std::uint32_t tenant_depth = 1024;
 };
 
-// True on the engine's threads that run at SCHED_FIFO 10 (--realtime): the window loop and the
-// pacer. A reply they produce for a request not within its tenant's base is left to its
-// connection's writer while another tenant's reader is favoured (server.cpp, base_priority_in_use()), so
-// that no tenant's bytes are copied at that priority beyond what its base buys.
-bool on_engine_fifo_thread();
-
 class Engine {
 public:
     // Throws bg::sim::ScenarioError / std::runtime_error like burstgate-sim does.
@@ -156,10 +150,11 @@ private:
         bool operator>(const StageEv &o) const { return t != o.t ? t > o.t : key > o.key; }
     };
     // The SA delay each admitted request gave the firmware (what the delay-based adjustment
-    // sees) and its wait for a store thread, by class: within its tenant's base or not
+    // sees) and its store time (Request::backend_ns: from the hand-off to a store thread, or
+    // inline the store call, to the store's answer), by class: within its tenant's base or not
     // (Request::within), admitted at its first offer or after a deferral. st_mu_.
     struct DelayClass {
-        bg::sim::LatencyHist sa, store_wait;
+        bg::sim::LatencyHist sa, store;
     };
     struct SaSink final : bg::sim::SaStages::Sink {
         Engine *e = nullptr;
@@ -167,14 +162,14 @@ private:
     };
 
     // dev_mu_ held. Admitted ones enter the SA stages; from_window: they go to the backend
-    // threads (else the caller does the work of those inline_ok, and is told how many).
+    // threads (else the caller does the work of those that are reader_work, work_queue.hpp, and is
+    // told how many).
     // `ready`: I/Os the stages released meanwhile, for the caller to answer once dev_mu_ is free.
     std::size_t offer_locked(std::vector<Request *> &rs, bool from_window, std::vector<Request *> &ready);
     void window_loop();
     void thread_setup(const char *name);  // its name (thread_name.hpp), timer slack, SCHED_FIFO with --realtime
     void pacer_loop();
     void backend_loop();
-    bool inline_ok(const Request &r) const;
     void work(Request &r);          // the store operation; sets r.error
     void work_done(Request *r);     // answers r now, or once the stages release it
     void advance_locked(std::uint64_t now, std::vector<Request *> &ready);  // sa_mu_ held

@@ -228,7 +228,8 @@ def test_rounds_are_judged_on_their_medians():
                     "clients_runq_wait_s": 50.0, "client_processes": 58}
         r["report"] = {"tenants": [{"name": n, "lat_us": {"avg": lat[i]}, "deferred_ios": 7, "deferred_withheld": i}
                                    for i, n in enumerate(compare_qemu.CONNS56)],
-                       "sa_delay_us": {c: {"n": 1000 + k, "p95": lat[0] / 2 + k} for k, c in
+                       "sa_delay_us": {c: {"n": 1000 + k, "p50": 1.0, "p95": lat[0] / 2 + k, "p99": 9.0,
+                                           "store_p95": 3.0} for k, c in
                                        enumerate(("within_first", "within_deferred", "other_first", "other_deferred"))}}
         r["window_overruns"] = overruns
         return r
@@ -242,7 +243,8 @@ def test_rounds_are_judged_on_their_medians():
     assert [t["lat_us"]["avg"] for t in m["report"]["tenants"]] == [520, 5900, 3500, 4400]
     assert m["report"]["tenants"][3]["deferred_withheld"] == 3 and m["window_overruns"] == 14
     # The SA delay by class (the gateway's report): each figure the rounds' median.
-    assert m["report"]["sa_delay_us"]["other_first"] == {"n": 1002, "p95": 262.0}
+    assert m["report"]["sa_delay_us"]["other_first"] == {"n": 1002, "p50": 1.0, "p95": 262.0, "p99": 9.0,
+                                                         "store_p95": 3.0}
     assert m["cpu"]["server_runq_wait_s"] == 100.0 + 10445 / 1e3
     assert compare_qemu.median_runs(rounds[1:2]) is rounds[1]
     # The starved round alone misses t20k's base; the medians meet it.
