@@ -10,12 +10,19 @@ one clump per 10 ms and Eq. (1) does not fit (scripts/fit_alpha_t10ms.py); with 
 `stillwater_cheque` / `stillwater_sizes` experiments). The paper prints no R and no N: this
 experiment measures, per figure and I/O size, the monitor's recall (hot segments' new I/Os taken
 as hot) and false hot (steady segments' new I/Os taken as hot) with the scenario's choice (bytes,
-512 KiB per T, N = 2) beside the alternatives: requests with R = 16 per T (between a hot and a
-steady segment's rate at 8-64 KiB), N = 0 and N = 1.
+512 KiB per T, its hold N) beside the alternatives: requests with R = 16 per T (between a hot and a
+steady segment's rate at 8-64 KiB), and every hold N in HOLDS on every figure's workload
+(Fig. 10 at 10 % and 20 %, Fig. 13, Fig. 18 and Fig. 20 at 8-64 KiB): the hold's table (issue 20;
+Fig. 14's hold rows are scripts/reproduce_stillwater_fig14.py's).
 """
 
+import argparse
 import copy
 import dataclasses
+import os
+import pathlib
+import shutil
+import sys
 
 import reproduce_segunit as su
 import reproduce_stillwater as sw
@@ -29,15 +36,25 @@ HEADROOM_SHARE = 330 / 2130  # the paper's h_p of its mu (Fig. 6)
 #: at 4 KiB a steady segment sends 13 (Fig. 10's 10 %) to 26 (the scenario's 20 %) per T.
 R_REQUESTS_T = 16
 SLICES = 100
-#: (key, label, hot_share, I/O size or None for the scenario's 4 KiB
-#: at 100 % writes, end to end): the figures' workloads.
-WORKLOADS = (("fig10", "Fig. 10, 4 KiB, steady 10 %", 0.9, None, False),
-             ("fig10_scenario", "Fig. 10, 4 KiB, the scenario (steady 20 %)", 0.8, None, False),
-             ("fig13", "Fig. 13, 4 KiB, steady 10 %, end to end", 0.9, None, True)) + tuple(
-    (f"fig18_{s}", f"Fig. 18, {s[:-1]} KiB", 0.9, s, False) for s in su.SIZES)
-#: (key, dualbucket overrides): the scenario's monitor and the alternatives.
-MONITORS = (("bytes", {}), ("bytes_n0", {"steady_intervals": 0}), ("bytes_n1", {"steady_intervals": 1}),
-            ("requests", {"monitor_unit": "requests", "hot_threshold_iops": R_REQUESTS_T * 1_000_000 // T_US}))
+#: (key, label, hot_share, I/O size or None for the scenario's 4 KiB at 100 % writes, end to end,
+#: alpha or None for the scenario's / SIZE_ALPHA's): the figures' workloads. 64 KiB also with the
+#: mu-free alpha, a cheque above the steady demand: where a hold too short shows (N = 1).
+WORKLOADS = (("fig10", "Fig. 10, 4 KiB, steady 10 %", 0.9, None, False, None),
+             ("fig10_scenario", "Fig. 10, 4 KiB, the scenario (steady 20 %)", 0.8, None, False, None),
+             ("fig13", "Fig. 13, 4 KiB, steady 10 %, end to end", 0.9, None, True, None)) + tuple(
+    (f"fig18_{s}", f"Fig. 18, {s[:-1]} KiB", 0.9, s, False, None) for s in su.SIZES) + (
+    ("fig18_64k_free", f"Fig. 18, 64 KiB, alpha {sw.ALPHA_64K_FREE} (mu free)", 0.9, "64k", False,
+     sw.ALPHA_64K_FREE),) + tuple(
+    (f"fig20_{s}", f"Fig. 20, {s[:-1]} KiB, end to end", 0.9, s, True, None) for s in su.SIZES)
+#: The holds N measured on every workload (the paper prints none): 0 and 1 too short (below), 2-5
+#: the range Fig. 14's trace asks about.
+HOLDS = (0, 1, 2, 3, 4, 5)
+#: (key, dualbucket overrides): the scenario's monitor and the alternatives; a hold equal to the
+#: scenario's is its own row ("bytes") and is not run twice.
+MONITORS = (("bytes", {}),) + tuple((f"bytes_n{n}", {"steady_intervals": n}) for n in HOLDS) + (
+    ("requests", {"monitor_unit": "requests", "hot_threshold_iops": R_REQUESTS_T * 1_000_000 // T_US}),)
+#: The monitors the first table shows per workload (the holds have their own table).
+UNIT_TABLE = ("bytes", "requests")
 
 
 def _monitor_label(db, T_us, scenario):
@@ -69,21 +86,27 @@ def r_bytes_t(load):
 class Monitor:
     """One dict per (workload, monitor): ``key`` ("<workload>/<monitor>"), ``label``, ``monitor``,
     ``change`` (steady P99 / P99999 % vs the main bucket alone), ``recall`` / ``false_hot`` %,
-    ``cheques``."""
+    ``cheques``, ``hold`` (its N), ``unit``; ``hold``: the scenario's N, ``r_kib``: its R in KiB per T."""
     rows: list
+    hold: int
+    r_kib: int
 
 
-def monitor(run, load, workloads=WORKLOADS):
-    """Every row of the page; the held test passes a subset of WORKLOADS (the same rows)."""
+def monitor(run, load, workloads=WORKLOADS, monitors=MONITORS):
+    """Every row of the page; the held tests pass subsets of WORKLOADS and MONITORS (the same rows).
+    ``Monitor.hold``: the scenario's N."""
     rows = []
-    for wkey, wlabel, hot_share, size, e2e in workloads:
+    hold = load("dualbucket_hot_segments.yaml")["dualbucket"]["steady_intervals"]
+    for wkey, wlabel, hot_share, size, e2e, alpha in workloads:
         sc = su._hot_sc(load, size, end_to_end=e2e, hot_share=hot_share)
-        if size:
-            sc["dualbucket"]["alpha"] = sw.SIZE_ALPHA[size]
+        if alpha or size:
+            sc["dualbucket"]["alpha"] = alpha or sw.SIZE_ALPHA[size]
         b = copy.deepcopy(sc)
         b["dualbucket"]["cheque_share"] = 0.0
         base = sw._steady(run(b, "dualbucket")[0])
-        for mkey, over in MONITORS:
+        for mkey, over in monitors:
+            if over and all(sc["dualbucket"].get(k) == v for k, v in over.items()):
+                continue  # the scenario's own monitor: the "bytes" row
             s = copy.deepcopy(sc)
             if over.get("monitor_unit") == "requests":
                 s["dualbucket"].pop("hot_threshold_bps")
@@ -94,8 +117,9 @@ def monitor(run, load, workloads=WORKLOADS):
             recall, false_hot = sw.monitor(r)
             rows.append({"key": f"{wkey}/{mkey}", "label": wlabel, "monitor": mlabel, "recall": recall,
                          "false_hot": false_hot, "cheques": sum(t["admitted_reserved"] for t in r.values()),
+                         "hold": s["dualbucket"]["steady_intervals"], "unit": s["dualbucket"]["monitor_unit"],
                          "change": {q: 100.0 * (st[q] - base[q]) / base[q] for q in ("p99", "p99999")}})
-    return Monitor(rows)
+    return Monitor(rows, hold, r_bytes_t(load) // 1024)
 
 
 def monitor_md(m, pct):
@@ -107,7 +131,74 @@ def monitor_md(m, pct):
              "| workload | monitor | steady P99 / P99999 change | recall / false hot | I/Os via cheque |",
              "|---|---|---|---|---|"]
     for x in m.rows:
-        lines.append(f"| {x['label']} | {x['monitor']} | {x['change']['p99']:+.0f} % / {x['change']['p99999']:+.0f} % "
-                     f"| {x['recall']:.2f} % / {x['false_hot']:.2f} % | {x['cheques']} |")
+        if x["key"].split("/")[1] in UNIT_TABLE:
+            lines.append(f"| {x['label']} | {x['monitor']} | {x['change']['p99']:+.0f} % / "
+                         f"{x['change']['p99999']:+.0f} % | {x['recall']:.2f} % / {x['false_hot']:.2f} % | "
+                         f"{x['cheques']} |")
+    lines.append("")
+    return lines + hold_md(m)
+
+
+def hold_md(m, command="the same runs as the table above: `scripts/reproduce.py --only stillwater_monitor`"):
+    """The hold N on every workload: counting bytes at the scenario's R, one column per N."""
+    cells, labels = {}, {}
+    for x in m.rows:
+        if x["unit"] == "bytes":
+            wkey = x["key"].split("/")[0]
+            labels[wkey] = x["label"]
+            cells.setdefault(wkey, {})[x["hold"]] = x
+    holds = sorted({n for per in cells.values() for n in per})
+    lines = ["**Still Water §4.2, the monitor's hold N on every dual-bucket figure at the default T = 10 ms** "
+             f"({command}; counting bytes, R = {m.r_kib} KiB per T; the scenario's N = {m.hold}). Each cell: the "
+             "steady segments' P99 / P99999 change vs the main bucket alone, and the monitor's recall / false hot "
+             "(%).", "",
+             "| workload | " + " | ".join(f"N = {n}" + (" (the scenario)" if n == m.hold else "") for n in holds) + " |",
+             "|---|" + "---|" * len(holds)]
+    for wkey, per in cells.items():
+        lines.append(f"| {labels[wkey]} | " + " | ".join(
+            f"{per[n]['change']['p99']:+.0f} / {per[n]['change']['p99999']:+.0f} % "
+            f"({per[n]['recall']:.2f} / {per[n]['false_hot']:.2f})" if n in per else "" for n in holds) + " |")
     lines.append("")
     return lines
+
+
+def main():
+    """The hold's table at other seeds of the scenario: how far a row moves with the seed alone,
+    the noise a difference between two holds must exceed (docs/results.md, Still Water)."""
+    ap = argparse.ArgumentParser(description="Still Water's monitor hold N on the dual-bucket figures, per seed of "
+                                             "scenarios/dualbucket_hot_segments.yaml (the stillwater_monitor runs)")
+    ap.add_argument("--seeds", default="2,3,4,5", help="comma-separated scenario seeds (default 2,3,4,5; 2: the scenario's)")
+    ap.add_argument("--workloads", default="fig10,fig10_scenario,fig13",
+                    help="comma-separated, of: " + ",".join(w[0] for w in WORKLOADS))
+    ap.add_argument("--holds", default="2,3,4,5", help="comma-separated N (default 2,3,4,5)")
+    args = ap.parse_args()
+    known = {w[0]: w for w in WORKLOADS}
+    try:
+        seeds = [int(x) for x in args.seeds.split(",")]
+        holds = [int(x) for x in args.holds.split(",")]
+    except ValueError as exc:
+        sys.exit(f"reproduce_metered: --seeds / --holds: {exc}")
+    if bad := [n for n in holds if not 0 <= n <= 254]:
+        sys.exit(f"reproduce_metered: --holds: {bad} outside 0..254 (dualbucket.steady_intervals)")
+    if bad := [w for w in args.workloads.split(",") if w not in known]:
+        sys.exit(f"reproduce_metered: --workloads: unknown {','.join(bad)} (one of {','.join(known)})")
+    import reproduce as rp
+    sim = pathlib.Path(os.environ.get("BG_BUILD_DIR", rp.ROOT / "build" / "cmake")) / "sw" / "sim" / "burstgate-sim"
+    if not sim.is_file():
+        sys.exit(f"reproduce_metered: {sim} does not exist; build it with `make cpp`")
+    run = rp.Runner(str(sim))
+    monitors = [("bytes", {})] + [(f"bytes_n{n}", {"steady_intervals": n}) for n in holds]
+    for seed in seeds:
+        def load(name, seed=seed):
+            sc = rp.load(name)
+            if name == "dualbucket_hot_segments.yaml":
+                sc["seed"] = seed
+            return sc
+        m = monitor(run, load, [known[w] for w in args.workloads.split(",")], monitors)
+        print("\n".join(hold_md(m, f"seed {seed}: `scripts/reproduce_metered.py --seeds {seed} --workloads "
+                                     f"{args.workloads} --holds {args.holds}`")))
+    shutil.rmtree(run.tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -32,7 +32,7 @@ def _change(row, q):
 
 def test_cheque_alone_cuts_the_steady_tail_when_steady_demand_is_below_the_cheque(gap):
     """Fig. 10's headline at the default (T = 10 ms, main bucket metered in 100 slices, alpha fitted
-    metered, the monitor counting bytes, R = 512 KiB per T, N = 2), cheque alone, steady segments at
+    metered, the monitor counting bytes, R = 512 KiB per T, N = 3), cheque alone, steady segments at
     10 % of the load: P99 -93 %, P99999 -92 % (paper: up to -96 % / -83 %); the monitor takes every
     hot I/O as hot and no steady one. Catches the tokens back at the tick (`main_slices` lost:
     Eq. (2) then gives delta_p = 0 and nothing moves, the `paper_T` row this replaced), a cheque that
@@ -144,26 +144,35 @@ def test_fig18_64_kib_misses_the_cheque_short_of_the_steady_demand(sizes):
     assert abs(_change(sizes["64k_t100us"], "p99999")) <= 2
 
 
+#: The `stillwater_monitor` rows held here (the scenario, N = 0, the former default N = 2, requests).
+TESTED_MONITORS = ("bytes", "bytes_n0", "bytes_n2", "requests")
+
+
 @pytest.fixture(scope="module")
 def monitor():
     runner = headlines.runner()
     rm = R.reproduce_metered
-    rows = {row["key"]: row for row in rm.monitor(runner, R.load, [w for w in rm.WORKLOADS if w[0] == "fig10"]).rows}
+    rows = {row["key"]: row for row in rm.monitor(runner, R.load, [w for w in rm.WORKLOADS if w[0] == "fig10"],
+                                                  [m for m in rm.MONITORS if m[0] in TESTED_MONITORS]).rows}
     shutil.rmtree(runner.tmp, ignore_errors=True)
     return rows
 
 
 def test_the_monitor_s_unit_r_and_n_at_the_default_t(monitor):
     """Fig. 10's workload (4 KiB, steady 10 %) under the `stillwater_monitor` alternatives: bytes
-    with R = 512 KiB per T and N = 2 (the scenario) take every hot I/O as hot and no steady one
-    (-92 % P99999); counting requests with R = 16 per T takes 13 % of the steady I/Os as hot (a
-    steady 4 KiB segment sends ~13 per T), and N = 0 lets a hot segment look steady until it
-    crosses R within each interval (recall 72 %): both make the tail worse (+17...+20 %). Catches
-    the unit or N not reaching the monitor (the rows would be equal) and a hold that outlives N."""
+    with R = 512 KiB per T and N = 3 (the scenario) take every hot I/O as hot and no steady one
+    (-92 % P99999); counting requests with R = 16 per T takes 20 % of the steady I/Os as hot (a
+    steady 4 KiB segment sends ~13 per T; 13 % with N = 2), and N = 0 lets a hot segment look
+    steady until it crosses R within each interval (recall 72 %): both make the tail worse
+    (+18...+20 %). The former default N = 2 gives the same row as N = 3 to the I/O (the hold only
+    matters once bursts end: Fig. 14). Catches the unit or N not reaching the monitor (the rows
+    would be equal), a hold that outlives N, and a hold that starts taking steady I/Os as hot."""
     base, req, n0 = monitor["fig10/bytes"], monitor["fig10/requests"], monitor["fig10/bytes_n0"]
     assert base["recall"] >= 99.0 and base["false_hot"] <= 0.01 and base["change"]["p99999"] <= -80
-    assert 3.0 <= req["false_hot"] <= 20.0 and req["change"]["p99999"] >= 5
+    assert 3.0 <= req["false_hot"] <= 25.0 and req["change"]["p99999"] >= 5
     assert 60.0 <= n0["recall"] <= 85.0 and n0["false_hot"] <= 0.01 and n0["change"]["p99999"] >= 5
+    n2 = monitor["fig10/bytes_n2"]
+    assert (n2["change"], n2["cheques"], n2["recall"]) == (base["change"], base["cheques"], base["recall"])
 
 
 def test_fig13_end_to_end_with_the_cheque_alone(gap):
