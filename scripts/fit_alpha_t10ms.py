@@ -24,7 +24,6 @@ the paper's 330 / 2130) and, with ``--run``, Fig. 18 (proxy) and Fig. 20 (end to
 import argparse
 import copy
 import math
-import os
 import pathlib
 import sys
 
@@ -166,8 +165,7 @@ def main():
                     help="alpha with --run: the fit with mu fixed (default) or with mu free")
     ap.add_argument("--run", action="store_true", help="also run Fig. 18 / 20 at T = 10 ms with the fitted alpha")
     args = ap.parse_args()
-    sim = pathlib.Path(os.environ.get("BG_BUILD_DIR", rp.ROOT / "build" / "cmake")) / "sw" / "sim" / "burstgate-sim"
-    run = rp.Runner(str(sim))
+    run = rp.sim_runner("fit_alpha_t10ms")
     out, rows, fits = [], [], []
     for size in args.sizes.split(","):
         if size not in su.SIZES:

@@ -59,6 +59,29 @@ VARIANTS = {
 }
 
 
+#: burstgate-sim under $BG_BUILD_DIR (default build/cmake), as `make cpp` builds it.
+DEFAULT_SIM = pathlib.Path(os.environ.get("BG_BUILD_DIR", ROOT / "build" / "cmake")) / "sw" / "sim" / "burstgate-sim"
+
+
+def sim_runner(prog: str, sim: str | os.PathLike | None = None) -> "Runner":
+    """A Runner over `sim` (default DEFAULT_SIM), or exit naming `prog` when it is not built."""
+    path = pathlib.Path(sim or DEFAULT_SIM)
+    if not path.is_file():
+        sys.exit(f"{prog}: {path} does not exist; build it with `make cpp`")
+    return Runner(str(path))
+
+
+def int_list(prog: str, option: str, text: str, lo: int, hi: int) -> list[int]:
+    """A comma-separated option of integers in [lo, hi], or exit naming `prog` and `option`."""
+    try:
+        values = [int(x) for x in text.split(",")]
+    except ValueError as exc:
+        sys.exit(f"{prog}: {option}: {exc}")
+    if bad := [v for v in values if not lo <= v <= hi]:
+        sys.exit(f"{prog}: {option}: {bad} outside {lo}..{hi}")
+    return values
+
+
 class Runner:
     def __init__(self, sim):
         self.sim = sim
@@ -775,8 +798,7 @@ EXPERIMENTS = {
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    default_sim = pathlib.Path(os.environ.get("BG_BUILD_DIR", ROOT / "build" / "cmake")) / "sw" / "sim" / "burstgate-sim"
-    ap.add_argument("--sim", default=str(default_sim), help="the burstgate-sim binary")
+    ap.add_argument("--sim", default=str(DEFAULT_SIM), help="the burstgate-sim binary")
     ap.add_argument("--only", default=",".join(EXPERIMENTS), help="comma-separated: " + ", ".join(EXPERIMENTS))
     ap.add_argument("--out", help="write the markdown here as well as to stdout")
     ap.add_argument("--plots", metavar="DIR", help="draw each experiment to DIR/<key>.png (paths on stderr)")

@@ -19,8 +19,6 @@ Fig. 14's hold rows are scripts/reproduce_stillwater_fig14.py's).
 import argparse
 import copy
 import dataclasses
-import os
-import pathlib
 import shutil
 import sys
 
@@ -173,20 +171,13 @@ def main():
     ap.add_argument("--holds", default="2,3,4,5", help="comma-separated N (default 2,3,4,5)")
     args = ap.parse_args()
     known = {w[0]: w for w in WORKLOADS}
-    try:
-        seeds = [int(x) for x in args.seeds.split(",")]
-        holds = [int(x) for x in args.holds.split(",")]
-    except ValueError as exc:
-        sys.exit(f"reproduce_metered: --seeds / --holds: {exc}")
-    if bad := [n for n in holds if not 0 <= n <= 254]:
-        sys.exit(f"reproduce_metered: --holds: {bad} outside 0..254 (dualbucket.steady_intervals)")
+    import reproduce as rp
+    from burstgate.regmap import C
+    seeds = rp.int_list("reproduce_metered", "--seeds", args.seeds, 0, 2**64 - 1)
+    holds = rp.int_list("reproduce_metered", "--holds", args.holds, 0, C["SEGMON_STEADY_MAX"])
     if bad := [w for w in args.workloads.split(",") if w not in known]:
         sys.exit(f"reproduce_metered: --workloads: unknown {','.join(bad)} (one of {','.join(known)})")
-    import reproduce as rp
-    sim = pathlib.Path(os.environ.get("BG_BUILD_DIR", rp.ROOT / "build" / "cmake")) / "sw" / "sim" / "burstgate-sim"
-    if not sim.is_file():
-        sys.exit(f"reproduce_metered: {sim} does not exist; build it with `make cpp`")
-    run = rp.Runner(str(sim))
+    run = rp.sim_runner("reproduce_metered")
     monitors = [("bytes", {})] + [(f"bytes_n{n}", {"steady_intervals": n}) for n in holds]
     for seed in seeds:
         def load(name, seed=seed):

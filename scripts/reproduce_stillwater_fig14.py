@@ -59,8 +59,6 @@ import argparse
 import bisect
 import dataclasses
 import math
-import os
-import pathlib
 import random
 import shutil
 import sys
@@ -449,18 +447,11 @@ def main():
     ap.add_argument("--seeds", default="14,15,16,17,18", help=f"comma-separated trace seeds ({SEED}: the headline's)")
     ap.add_argument("--holds", default=",".join(map(str, HOLDS)), help="comma-separated N (dualbucket.steady_intervals)")
     args = ap.parse_args()
-    try:
-        seeds = [int(x) for x in args.seeds.split(",")]
-        holds = [int(x) for x in args.holds.split(",")]
-    except ValueError as exc:
-        sys.exit(f"reproduce_stillwater_fig14: --seeds / --holds: {exc}")
-    if bad := [n for n in holds if not 0 <= n <= 254]:
-        sys.exit(f"reproduce_stillwater_fig14: --holds: {bad} outside 0..254 (dualbucket.steady_intervals)")
     import reproduce as rp
-    sim = pathlib.Path(os.environ.get("BG_BUILD_DIR", rp.ROOT / "build" / "cmake")) / "sw" / "sim" / "burstgate-sim"
-    if not sim.is_file():
-        sys.exit(f"reproduce_stillwater_fig14: {sim} does not exist; build it with `make cpp`")
-    run = rp.Runner(str(sim))
+    from burstgate.regmap import C
+    seeds = rp.int_list("reproduce_stillwater_fig14", "--seeds", args.seeds, 0, 2**64 - 1)
+    holds = rp.int_list("reproduce_stillwater_fig14", "--holds", args.holds, 0, C["SEGMON_STEADY_MAX"])
+    run = rp.sim_runner("reproduce_stillwater_fig14")
     try:
         rows = {(seed, n): fig14_point(run, rp.load, TraceParams(seed=seed), {"steady_intervals": n}, f"s{seed}n{n}")
                 for seed in seeds for n in holds}
