@@ -585,9 +585,8 @@ void Engine::finish(Request *r, std::uint32_t error)
     const auto done = Clock::now();
     const std::uint64_t lat = ns(done - r->arrival);
     const bool admitted = r->admit != Clock::time_point{};
-    std::uint64_t sa_ns = 0;
+    IoCompletion c;
     if (admitted) {
-        IoCompletion c;
         c.tag = r->tag;
         c.tenant = r->tenant;
         c.queue = r->queue;
@@ -601,9 +600,6 @@ void Engine::finish(Request *r, std::uint32_t error)
         const std::uint64_t real = ns(done - r->admit) - std::min(ns(done - r->admit), r->backend_ns);
         const std::uint64_t sa = opt_.pace ? std::max(r->release_ns - r->admit_ns, real) : real;
         c.sa_delay_ns = sa > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(sa);
-        sa_ns = c.sa_delay_ns;  // as the firmware got it
-        std::lock_guard<std::mutex> g(dev_mu_);
-        dev_->complete(std::span<const IoCompletion>(&c, 1));
     }
     {
         std::lock_guard<std::mutex> s(st_mu_);
@@ -618,14 +614,18 @@ void Engine::finish(Request *r, std::uint32_t error)
         ts.s_lat.record(lat);
         if (admitted) {
             DelayClass &d = delay_[(r->within ? 0 : 2) + (r->deferred ? 1 : 0)];
-            d.sa.record(sa_ns);
+            d.sa.record(c.sa_delay_ns);  // as the firmware gets it
             d.store.record(r->backend_ns);
         }
     }
     finished_++;
     std::unique_ptr<Request> own;
     {
+        // One hold of dev_mu_ for the completion and the tag: the engine's busiest lock (every
+        // submit, and each window's re-offers under it), taken twice per request before.
         std::lock_guard<std::mutex> g(dev_mu_);
+        if (admitted)
+            dev_->complete(std::span<const IoCompletion>(&c, 1));
         if (admitted || slots_[r->tag].get() == r) {
             own = std::move(slots_[r->tag]);
             const bool pool_was_empty = free_tags_.empty();
