@@ -69,6 +69,7 @@ class TB:
         self.accepted = 0
         self.c_rate = 0.0
         self.c_pending = None
+        self.c_seq = None        # the last completion's sequence number (for the coverage)
         self.bad_rate = 0.01
         # Descriptors offered again after a deferral: the segment monitor must not count them.
         # Their own generator, so a seed's traffic (and what it covers) is what it was before
@@ -201,6 +202,15 @@ class TB:
                 self.log.info("completion cycle %d: %s", self.cycles, c)
             self.event(("c", c))
             self.c_pending = None
+            # Its sequence number in the core: the descriptors accepted before it.
+            seq = self.accepted
+            if seq == self.c_seq:
+                self.cov["consecutive completions of one sequence number"] += 1
+            if seq > self.decisions + int(dut.o__valid.value):
+                self.cov["completion behind a descriptor in flight"] += 1
+            if abs(seq - (1 << 16)) < 32:
+                self.cov["completions at the sequence numbers' wrap"] += 1
+            self.c_seq = seq
             self.events += 1
             self.cov["completions"] += 1
         if self.d_pending is not None and dut.i__ready.value == 1:
@@ -655,6 +665,52 @@ async def depth_write_beside_a_decision(dut):
     assert admitted and deferred, f"{admitted} admitted, {deferred} deferred: the write never met the decision"
 
 
+#: Descriptors of the completion-order test: past the 16-bit sequence numbers' wrap.
+ORDER_DESCRIPTORS = int(os.environ.get("CORE_ORDER_DESCRIPTORS", str((1 << 16) + 2000)))
+
+
+@cocotb.test()
+async def completion_order_hazards(dut):
+    """Each completion applied between exactly the decisions the model puts it between, in
+    the cases where the core's registered order compares (``decided == seq`` and
+    ``decided + 1 == seq``, formed a cycle ahead: issue 22, round 13) would be stale: a
+    decision retiring in the cycle the head is applied and the next entry becomes the head,
+    consecutive completions of one sequence number (host bugs among them, which are applied
+    alone), a completion whose last descriptor is still in flight, backpressure on ``o`` (no
+    decision retires), and the sequence numbers' wrap (past 2**16 descriptors). Tenant 0
+    alone, queue q on egress q at LB.DEPTH 1: whether a descriptor is admitted or deferred
+    for its egress says whether the completion before it was applied before its decision,
+    so a completion applied one decision early or late changes a decision (or waits for
+    ever)."""
+    tb = await one_tenant_tb(dut, None, [("w", LB_DEPTH, 1)]
+                             + [("w", reg("LB", "MAP", q), 1 << q) for q in range(NI)]
+                             + [("w", reg("BPOOL", "DEDICATED", q), 4095) for q in range(NI)])
+    tb.bad_rate = 0.1  # host bugs, applied alone: among the consecutive completions of one number
+    n = ORDER_DESCRIPTORS
+    tb.d_gen, tb.paused = (tb.desc(0, queue=tb.rng.randrange(NI)) for _ in range(n)), False
+    while tb.accepted < n:
+        # Phases of a few hundred cycles: descriptors and completions dense or sparse, the
+        # sink always ready or not (decisions held).
+        if tb.cycles % 300 == 0:
+            tb.source = StreamPattern(tb.rng.choice(("always", "random", "bursty")), duty=0.5,
+                                      seed=tb.rng.getrandbits(32))
+            tb.sink = StreamPattern(tb.rng.choice(("always", "always", "random", "bursty")), duty=0.7,
+                                    seed=tb.rng.getrandbits(32))
+            tb.c_rate = tb.rng.choice((0.3, 0.7, 1.0))
+        await tb.step()
+    tb.d_gen = None
+    await tb.drain()
+    tb.c_rate = 1.0
+    await tb.cycles_until(lambda: not tb.outstanding and tb.c_pending is None)
+    await tb.window([])  # COMPLETIONS, BAD_COMPLETIONS, LB.OUT_IOS, BPOOL.HELD
+    tb.summary()
+    for case in ("source OWN", "source DEFER_EGRESS", "completion behind a descriptor in flight",
+                 "consecutive completions of one sequence number", "backpressure cycles"):
+        assert tb.cov[case] >= 50, f"{case!r} only {tb.cov[case]} times: {dict(tb.cov)}"
+    if n > 1 << 16:
+        assert tb.cov["completions at the sequence numbers' wrap"] >= 5, dict(tb.cov)
+
+
 async def one_tenant_tb(dut, between, writes):
     """A TB whose writes to ``between`` are placed between decisions, with tenant 0 alone able
     to admit anything (base and grant far above any I/O, no count cap, static balancing) and
@@ -704,7 +760,8 @@ def run_core(seed=None, events=EVENTS, test_filter=None, generate_verilog=True):
 #: The cocotb tests, each run in its own simulator: block RAM keeps its contents across a
 #: reset (as on the FPGA), while every test starts from a fresh model.
 TESTS = [f"decisions_equal_the_model/source={a}/sink={b}" for a in ("mix", "always") for b in ("mix", "always")]
-TESTS += ["seed_writes_amid_traffic", "bpool_write_beside_a_decision", "depth_write_beside_a_decision"]
+TESTS += ["seed_writes_amid_traffic", "bpool_write_beside_a_decision", "depth_write_beside_a_decision",
+          "completion_order_hazards"]
 
 
 def test_core():
