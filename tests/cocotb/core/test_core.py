@@ -665,8 +665,10 @@ async def depth_write_beside_a_decision(dut):
     assert admitted and deferred, f"{admitted} admitted, {deferred} deferred: the write never met the decision"
 
 
-#: Descriptors of the completion-order test: past the 16-bit sequence numbers' wrap.
-ORDER_DESCRIPTORS = int(os.environ.get("CORE_ORDER_DESCRIPTORS", str((1 << 16) + 2000)))
+#: Descriptors of the completion-order test (about 1.8 cycles each); ``test_core_order_wrap``
+#: (make test-long) runs it past the 16-bit sequence numbers' wrap, 2 minutes of simulation.
+ORDER_DESCRIPTORS = int(os.environ.get("CORE_ORDER_DESCRIPTORS", "4000"))
+ORDER_WRAP_DESCRIPTORS = (1 << 16) + 2000
 
 
 @cocotb.test()
@@ -677,11 +679,11 @@ async def completion_order_hazards(dut):
     decision retiring in the cycle the head is applied and the next entry becomes the head,
     consecutive completions of one sequence number (host bugs among them, which are applied
     alone), a completion whose last descriptor is still in flight, backpressure on ``o`` (no
-    decision retires), and the sequence numbers' wrap (past 2**16 descriptors). Tenant 0
-    alone, queue q on egress q at LB.DEPTH 1: whether a descriptor is admitted or deferred
-    for its egress says whether the completion before it was applied before its decision,
-    so a completion applied one decision early or late changes a decision (or waits for
-    ever)."""
+    decision retires), and the sequence numbers' wrap (past 2**16 descriptors: in
+    ``test_core_order_wrap``, make test-long). Tenant 0 alone, queue q on egress q at
+    LB.DEPTH 1: whether a descriptor is admitted or deferred for its egress says whether the
+    completion before it was applied before its decision, so a completion applied one
+    decision early or late changes a decision (or waits for ever)."""
     tb = await one_tenant_tb(dut, None, [("w", LB_DEPTH, 1)]
                              + [("w", reg("LB", "MAP", q), 1 << q) for q in range(NI)]
                              + [("w", reg("BPOOL", "DEDICATED", q), 4095) for q in range(NI)])
@@ -742,9 +744,10 @@ async def one_descriptor_then_write(tb, offset, shared, addr=BP_SHARED):
     await tb.drain()
 
 
-def run_core(seed=None, events=EVENTS, test_filter=None, generate_verilog=True):
+def run_core(seed=None, events=EVENTS, test_filter=None, generate_verilog=True, env=None):
     """One cocotb run; ``generate_verilog=False`` reuses the Verilog an earlier call of this
-    process wrote (elaborating the core takes seconds, once per run is enough)."""
+    process wrote (elaborating the core takes seconds, once per run is enough); ``env``: more
+    of the bench's variables."""
     from burstgate.cli import generate
     from burstgate.testing.verilator import cocotb_build_dir, run_cocotb
 
@@ -754,7 +757,7 @@ def run_core(seed=None, events=EVENTS, test_filter=None, generate_verilog=True):
         generate(generated, ["bg_core"], PARAMS)
     run_cocotb(top="bg_core", verilog=(generated / "bg_core.v").read_text(), test_module="test_core",
                test_dir=pathlib.Path(__file__).resolve().parent, build_name="core", seed=seed,
-               test_filter=test_filter, extra_env={"CORE_EVENTS": str(events)})
+               test_filter=test_filter, extra_env={"CORE_EVENTS": str(events), **(env or {})})
 
 
 #: The cocotb tests, each run in its own simulator: block RAM keeps its contents across a
@@ -768,6 +771,13 @@ def test_core():
     """pytest entry: generate the Verilog, build it with Verilator, run the cocotb tests."""
     for name in TESTS + ["throughput"]:
         run_core(test_filter=f"^test_core\\.{name}$", generate_verilog=name == TESTS[0])
+
+
+@pytest.mark.long
+def test_core_order_wrap():
+    """The completion-order test past the sequence numbers' wrap (make test-long)."""
+    run_core(test_filter=r"^test_core\.completion_order_hazards$",
+             env={"CORE_ORDER_DESCRIPTORS": str(ORDER_WRAP_DESCRIPTORS)})
 
 
 LONG_SEEDS = (1, 4)      # make test-long: seeds 1..4, each pattern LONG_EVENTS events
