@@ -4,7 +4,7 @@ buffer pool and completion path behind one register bus -- ``bg::Agent`` in gate
 
 from amaranth import Array, Cat, Const, Module, Mux, Signal, unsigned
 from amaranth.lib import data, stream, wiring
-from amaranth.lib.fifo import SyncFIFO, SyncFIFOBuffered
+from amaranth.lib.fifo import SyncFIFO
 from amaranth.lib.wiring import In, Out
 
 from .admission import Admission, AdmissionInput
@@ -22,8 +22,8 @@ __all__ = ["Core"]
 _BLOCKS = ("INFO", "CTRL", "LB", "BPOOL", "COST", "SEGMON", "TENANT")
 _SEQ_BITS = 16  # descriptor sequence numbers; far more than can be in flight
 # A completion waits for the descriptors accepted before it (up to the 16-cycle latency, and
-# two cycles to its head register); 18 entries keep one completion per clock flowing beside
-# one descriptor per clock.
+# two cycles to its head register); 18 entries (17 in the FIFO, one in the head register)
+# keep one completion per clock flowing beside one descriptor per clock.
 _PENDING_DEPTH = 18
 
 #: A completion as it waits to be applied: its SA delay already reduced to its histogram
@@ -230,8 +230,9 @@ class Core(wiring.Component):
         # release and the buffer pool's return tree in one cycle). A completion becomes
         # visible two cycles after its acceptance instead of one; descriptors accepted after
         # it take 16, so none is decided before it, and the one it waits for holds back at
-        # most one decision, as before.
-        m.submodules.pending = pending = SyncFIFOBuffered(width=_Pending.size, depth=_PENDING_DEPTH)
+        # most one decision, as before. The queue is a FIFO and that head register beside
+        # it (``_head_register``: it also keeps the head's order compares registered).
+        m.submodules.pending = pending = SyncFIFO(width=_Pending.size, depth=_PENDING_DEPTH - 1)
         # The queue keeps the charge clamped as the load balancer takes it (it clamps again,
         # to the same value), so the clamp is not between the head and the release's checks.
         # The bucket is formed here, at acceptance: it depends on the completion alone.
@@ -246,7 +247,8 @@ class Core(wiring.Component):
             pending.w_en.eq(self.c.valid & self.c.ready),
             pending.w_data.eq(Cat(c_in, accepted)),
         ]
-        head = _Pending(pending.r_data)
+        apply = Signal()
+        head, head_valid, head_due, head_next = self._head_register(m, pending, decided, adm.decided, apply)
         hc = head.c
         charge = hc.charge_ns
         # The balancer's check of the head, per egress from its counters and the head's charge,
@@ -258,10 +260,9 @@ class Core(wiring.Component):
                             & outstanding[hc.egress] & inflight[hc.queue])
         due = Signal()     # every descriptor before it is decided; the next one is not
         after = Signal()   # the last descriptor before it is decided in this cycle
-        apply = Signal()
         m.d.comb += [
-            due.eq(pending.r_rdy & (decided == head.seq)),
-            after.eq(pending.r_rdy & ((decided + 1)[:_SEQ_BITS] == head.seq) & adm.decided & good),
+            due.eq(head_valid & head_due),
+            after.eq(head_valid & head_next & adm.decided & good),
             apply.eq(due | after),
             # No decision while a completion is due, nor where the balancer or the buffer pool
             # could not take a dispatch that admission commits to on ``egress_ok`` and
@@ -269,7 +270,6 @@ class Core(wiring.Component):
             # BPOOL write's cycle (it may rebuild the pool, which then takes no acquire) --
             # nor in the cycle after a rebuild, whose ``buffer_ok`` was formed before it.
             adm.hold.eq(due | lb.p2c_wait | bp_config_write | rebuilt),
-            pending.r_en.eq(apply),
             lb.complete.valid.eq(apply & good),
             lb.complete.payload.egress.eq(hc.egress),
             lb.complete.payload.cpu_ns.eq(hc.charge_ns),
@@ -300,7 +300,7 @@ class Core(wiring.Component):
         # pool rebuild: the buffer pool's tick reads sums formed in the cycle before it.
         drained_now = Signal()
         drained_last = Signal()
-        m.d.comb += drained_now.eq((accepted == decided) & (pending.level == 0) & ~hist.busy)
+        m.d.comb += drained_now.eq((accepted == decided) & (pending.level == 0) & ~head_valid & ~hist.busy)
         m.d.sync += drained_last.eq(drained_now & ~(self.i.valid & self.i.ready) & ~(self.c.valid & self.c.ready)
                                     & ~adm.commit & ~bp.rebuild)
         m.d.comb += [
@@ -312,6 +312,44 @@ class Core(wiring.Component):
         # ---- registers -----------------------------------------------------------------
         m.d.comb += bp_config_write.eq(self._registers(m, cost, segmon, adm, lb, bp))
         return m
+
+    @staticmethod
+    def _head_register(m, pending, decided, decides, pops):
+        """The completion queue's head: a register loaded from ``pending`` whenever it is
+        empty or ``pops``, with ``due`` (``decided == seq``: every descriptor before it is
+        decided) and ``next`` (``decided + 1 == seq``) registered beside it.
+
+        Issue 22, round 13: compared in the cycle they are used, ``decided == seq`` was in
+        front of admission's hold and so of the dispatch into the balancer and the pool (8
+        LUT levels). Both flags are formed a cycle ahead for each outcome of the two late
+        signals -- this cycle's decision (``decides``: ``decided`` moves by one) and the
+        head's pop (the next entry's compares) -- which only select. The compares are of
+        registers alone: ``decided + 1`` and ``+ 2`` are kept as counters beside it.
+        Returns ``(head, valid, due, next)``."""
+        head = Signal(_Pending, name="head")
+        valid = Signal(name="head_valid")
+        due = Signal(name="head_due")
+        nxt = Signal(name="head_next")
+        # decided + k, moving with it (16-bit sequence numbers wrap together).
+        plus = [decided] + [Signal(_SEQ_BITS, name=f"decided_plus{k}", init=k) for k in (1, 2)]
+        with m.If(decides):
+            m.d.sync += [p.eq(p + 1) for p in plus[1:]]
+        incoming = _Pending(pending.r_data)
+        load = Signal()
+        m.d.comb += [load.eq(pending.r_rdy & (~valid | pops)), pending.r_en.eq(load)]
+        # [k]: decided + k == seq, of the entry coming in and of the head staying.
+        new_eq = [plus[k] == incoming.seq for k in range(3)]
+        stay_eq = [due, nxt, plus[2] == head.seq]
+        with m.If(load):
+            m.d.sync += [head.eq(pending.r_data), valid.eq(1),
+                         due.eq(Mux(decides, new_eq[1], new_eq[0])),
+                         nxt.eq(Mux(decides, new_eq[2], new_eq[1]))]
+        with m.Else():
+            with m.If(pops):
+                m.d.sync += valid.eq(0)
+            m.d.sync += [due.eq(Mux(decides, stay_eq[1], stay_eq[0])),
+                         nxt.eq(Mux(decides, stay_eq[2], stay_eq[1]))]
+        return head, valid, due, nxt
 
     def _registers(self, m, cost, segmon, adm, lb, bp):
         """The register blocks; returns the strobe of a BPOOL configuration write."""

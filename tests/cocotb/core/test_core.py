@@ -69,6 +69,7 @@ class TB:
         self.accepted = 0
         self.c_rate = 0.0
         self.c_pending = None
+        self.c_seq = None        # the last completion's sequence number (for the coverage)
         self.bad_rate = 0.01
         # Descriptors offered again after a deferral: the segment monitor must not count them.
         # Their own generator, so a seed's traffic (and what it covers) is what it was before
@@ -201,6 +202,15 @@ class TB:
                 self.log.info("completion cycle %d: %s", self.cycles, c)
             self.event(("c", c))
             self.c_pending = None
+            # Its sequence number in the core: the descriptors accepted before it.
+            seq = self.accepted
+            if seq == self.c_seq:
+                self.cov["consecutive completions of one sequence number"] += 1
+            if seq > self.decisions + int(dut.o__valid.value):
+                self.cov["completion behind a descriptor in flight"] += 1
+            if (1 << 16) <= seq < (1 << 16) + 2 and seq > self.decisions + int(dut.o__valid.value) + 1:
+                self.cov["completion just past the wrap, two descriptors before it in flight"] += 1
+            self.c_seq = seq
             self.events += 1
             self.cov["completions"] += 1
         if self.d_pending is not None and dut.i__ready.value == 1:
@@ -655,6 +665,69 @@ async def depth_write_beside_a_decision(dut):
     assert admitted and deferred, f"{admitted} admitted, {deferred} deferred: the write never met the decision"
 
 
+#: Descriptors of the completion-order test (about 1.8 cycles each); ``test_core_order_wrap``
+#: (make test-long) runs it past the 16-bit sequence numbers' wrap, 2 minutes of simulation.
+ORDER_DESCRIPTORS = int(os.environ.get("CORE_ORDER_DESCRIPTORS", "4000"))
+ORDER_WRAP_DESCRIPTORS = (1 << 16) + 2000
+
+
+@cocotb.test()
+async def completion_order_hazards(dut):
+    """Each completion applied between exactly the decisions the model puts it between, in
+    the cases where the core's registered order compares (``decided == seq`` and
+    ``decided + 1 == seq``, formed a cycle ahead: issue 22, round 13) would be stale: a
+    decision retiring in the cycle the head is applied and the next entry becomes the head,
+    consecutive completions of one sequence number (host bugs among them, which are applied
+    alone), a completion whose last descriptor is still in flight, backpressure on ``o`` (no
+    decision retires), and the sequence numbers' wrap (past 2**16 descriptors: in
+    ``test_core_order_wrap``, make test-long). Tenant 0 alone, queue q on egress q at
+    LB.DEPTH 1: whether a descriptor is admitted or deferred for its egress says whether the
+    completion before it was applied before its decision, so a completion applied one
+    decision early or late changes a decision (or waits for ever)."""
+    tb = await one_tenant_tb(dut, None, [("w", LB_DEPTH, 1)]
+                             + [("w", reg("LB", "MAP", q), 1 << q) for q in range(NI)]
+                             + [("w", reg("BPOOL", "DEDICATED", q), 4095) for q in range(NI)])
+    tb.bad_rate = 0.1  # host bugs, applied alone: among the consecutive completions of one number
+    n = ORDER_DESCRIPTORS
+    tb.d_gen, tb.paused = (tb.desc(0, queue=tb.rng.randrange(NI)) for _ in range(n)), False
+    wrap_waits = collections.Counter()
+    while tb.accepted < n:
+        # Phases of a few hundred cycles: descriptors and completions dense or sparse, the
+        # sink always ready or not (decisions held).
+        if tb.cycles % 300 == 0:
+            tb.source = StreamPattern(tb.rng.choice(("always", "random", "bursty")), duty=0.5,
+                                      seed=tb.rng.getrandbits(32))
+            tb.sink = StreamPattern(tb.rng.choice(("always", "always", "random", "bursty")), duty=0.7,
+                                    seed=tb.rng.getrandbits(32))
+            tb.c_rate = tb.rng.choice((0.3, 0.7, 1.0))
+        past = tb.accepted - (1 << 16)
+        if abs(past) < 8:
+            # At the wrap a completion in every cycle (half of them host bugs, which need no
+            # I/O outstanding), and no descriptor for 8 cycles at each of the first two
+            # numbers past it, so that several completions carry them while the descriptors
+            # before them are still in flight: the head's compares then cross the wrap
+            # (decided + 1 and + 2 must wrap with decided).
+            tb.source = tb.sink = StreamPattern("always")
+            tb.c_rate, tb.bad_rate = 1.0, 0.5
+            tb.paused = past in (0, 1) and wrap_waits[past] < 8
+            wrap_waits[past] += 1
+        elif tb.bad_rate == 0.5:
+            tb.paused = False
+            tb.bad_rate = 0.1
+        await tb.step()
+    tb.d_gen = None
+    await tb.drain()
+    tb.c_rate = 1.0
+    await tb.cycles_until(lambda: not tb.outstanding and tb.c_pending is None)
+    await tb.window([])  # COMPLETIONS, BAD_COMPLETIONS, LB.OUT_IOS, BPOOL.HELD
+    tb.summary()
+    for case in ("source OWN", "source DEFER_EGRESS", "completion behind a descriptor in flight",
+                 "consecutive completions of one sequence number", "backpressure cycles"):
+        assert tb.cov[case] >= 50, f"{case!r} only {tb.cov[case]} times: {dict(tb.cov)}"
+    if n > 1 << 16:
+        assert tb.cov["completion just past the wrap, two descriptors before it in flight"] >= 4, dict(tb.cov)
+
+
 async def one_tenant_tb(dut, between, writes):
     """A TB whose writes to ``between`` are placed between decisions, with tenant 0 alone able
     to admit anything (base and grant far above any I/O, no count cap, static balancing) and
@@ -686,9 +759,10 @@ async def one_descriptor_then_write(tb, offset, shared, addr=BP_SHARED):
     await tb.drain()
 
 
-def run_core(seed=None, events=EVENTS, test_filter=None, generate_verilog=True):
+def run_core(seed=None, events=EVENTS, test_filter=None, generate_verilog=True, env=None):
     """One cocotb run; ``generate_verilog=False`` reuses the Verilog an earlier call of this
-    process wrote (elaborating the core takes seconds, once per run is enough)."""
+    process wrote (elaborating the core takes seconds, once per run is enough); ``env``: more
+    of the bench's variables."""
     from burstgate.cli import generate
     from burstgate.testing.verilator import cocotb_build_dir, run_cocotb
 
@@ -698,19 +772,27 @@ def run_core(seed=None, events=EVENTS, test_filter=None, generate_verilog=True):
         generate(generated, ["bg_core"], PARAMS)
     run_cocotb(top="bg_core", verilog=(generated / "bg_core.v").read_text(), test_module="test_core",
                test_dir=pathlib.Path(__file__).resolve().parent, build_name="core", seed=seed,
-               test_filter=test_filter, extra_env={"CORE_EVENTS": str(events)})
+               test_filter=test_filter, extra_env={"CORE_EVENTS": str(events), **(env or {})})
 
 
 #: The cocotb tests, each run in its own simulator: block RAM keeps its contents across a
 #: reset (as on the FPGA), while every test starts from a fresh model.
 TESTS = [f"decisions_equal_the_model/source={a}/sink={b}" for a in ("mix", "always") for b in ("mix", "always")]
-TESTS += ["seed_writes_amid_traffic", "bpool_write_beside_a_decision", "depth_write_beside_a_decision"]
+TESTS += ["seed_writes_amid_traffic", "bpool_write_beside_a_decision", "depth_write_beside_a_decision",
+          "completion_order_hazards"]
 
 
 def test_core():
     """pytest entry: generate the Verilog, build it with Verilator, run the cocotb tests."""
     for name in TESTS + ["throughput"]:
         run_core(test_filter=f"^test_core\\.{name}$", generate_verilog=name == TESTS[0])
+
+
+@pytest.mark.long
+def test_core_order_wrap():
+    """The completion-order test past the sequence numbers' wrap (make test-long)."""
+    run_core(test_filter=r"^test_core\.completion_order_hazards$",
+             env={"CORE_ORDER_DESCRIPTORS": str(ORDER_WRAP_DESCRIPTORS)})
 
 
 LONG_SEEDS = (1, 4)      # make test-long: seeds 1..4, each pattern LONG_EVENTS events
