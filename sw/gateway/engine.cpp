@@ -508,28 +508,40 @@ void Engine::roll_second()
     }
 }
 
+namespace {
+thread_local bool t_engine_fifo = false;
+}
+
+bool on_engine_fifo_thread() { return t_engine_fifo; }
+
 // Sleeps end within a microsecond of their deadline instead of the default 50 us slack.
 void Engine::thread_setup(const char *name)
 {
     name_thread(name);
     ::prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-    if (opt_.realtime && !set_thread_fifo(kEnginePriority))
-        rt_failed_ = true;
+    if (opt_.realtime) {
+        if (set_thread_fifo(kEnginePriority))
+            t_engine_fifo = true;
+        else
+            rt_failed_ = true;
+    }
 }
 
 void Engine::backend_loop()
 {
     // Its policy follows each request's (store_priority, work_queue.hpp).
     thread_setup("bg-store");
-    int at = on_fifo_thread() ? kEnginePriority : 0;  // what thread_setup got
+    int at = t_engine_fifo ? kEnginePriority : 0;  // what thread_setup got
     while (Request *r = backend_.pop()) {
         const int want = store_priority(opt_.realtime, base_priority_in_use(r->tenant), first_class(r->within, r->type, r->flags),
                                         opt_.base_priority, kEnginePriority);
         if (want != at) {
-            if (set_thread_fifo(want))
+            if (set_thread_fifo(want)) {
                 at = want;
-            else
+                t_engine_fifo = want > 0;
+            } else {
                 rt_failed_ = true;
+            }
         }
         work(*r);
         work_done(r);

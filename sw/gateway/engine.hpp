@@ -100,6 +100,16 @@ struct EngineOptions {
     std::uint32_t tenant_depth = 1024;
 };
 
+// True while the calling thread is one of the engine's at SCHED_FIFO: the window loop and the
+// pacer (10 with --realtime), a store thread doing within-base work (--base-priority). A reply
+// such a thread produces for a request not within its tenant's base is left to its connection's
+// writer while another tenant's reader is favoured (server.cpp, base_priority_in_use()), so that
+// no tenant's bytes are copied at a real-time priority beyond what its base buys. A favoured
+// reader is not counted: it sends the other tenants' replies it releases itself, since handing
+// them to their writers (a wake-up each) cost compare-qemu case 1's victim 0-6 % of its demand
+// (docs/results.md, "The store threads' queue").
+bool on_engine_fifo_thread();
+
 class Engine {
 public:
     // Throws bg::sim::ScenarioError / std::runtime_error like burstgate-sim does.

@@ -79,7 +79,7 @@ struct Out {
     Charge charge;
     BufferPool *pool = nullptr;
     // A thread at SCHED_FIFO may send it: its request was within its tenant's base, no other
-    // tenant is favoured, or --base-priority is off (on_fifo_thread(), thread_name.hpp).
+    // tenant is favoured, or --base-priority is off (on_engine_fifo_thread(), engine.hpp).
     bool favoured = false;
     // Sent at once by enqueue (its head and body hold the rest), and when: the reply reached the
     // head of the queue then, so its clock runs from there, for all of its bytes.
@@ -214,7 +214,7 @@ public:
             return;  // `o` gives its bytes back here
         }
         const bool writer_idle = queue_.empty() && !writing_;
-        if (writer_idle && (o.favoured || !on_fifo_thread())) {
+        if (writer_idle && (o.favoured || !on_engine_fifo_thread())) {
             // Nothing ahead of it and the writer idle: one non-blocking send from here saves the
             // writer's wake-up per reply (at iodepth 1 a host's scheduling delay is most of the
             // round trip). It never waits: what the socket does not take now goes to the writer,
@@ -1017,9 +1017,9 @@ void Server::transmission(const std::shared_ptr<Conn> &c, std::size_t tenant)
                     break;
                 }
             }
-            // Sent by a SCHED_FIFO thread that answers it only when favoured, or when no other
+            // Sent by an engine thread at SCHED_FIFO only when favoured, or when no other
             // tenant's reader is (nobody to protect; never with --base-priority 0): see
-            // on_fifo_thread().
+            // on_engine_fifo_thread().
             r->reply = [c, agg, k, structured, hdr, pp = &pool, within, tenant](bg::gw::Request &q, std::uint32_t error) {
                 std::unique_lock<std::mutex> g(agg->mu);
                 if (error && !agg->error)

@@ -23,27 +23,13 @@ inline void name_thread(std::string_view role, std::string_view tenant = {})
     pthread_setname_np(pthread_self(), n.c_str());  // fails only on a name above 15 bytes
 }
 
-inline thread_local bool t_on_fifo = false;  // set_thread_fifo's last success: prio > 0
-
 // The calling thread at SCHED_FIFO `prio`, or at the normal policy for 0; false when refused
-// (raising needs CAP_SYS_NICE or an RLIMIT_RTPRIO; lowering never fails). Every gateway thread
-// sets its policy here, so on_fifo_thread() is always its policy.
+// (raising needs CAP_SYS_NICE or an RLIMIT_RTPRIO; lowering never fails).
 inline bool set_thread_fifo(int prio)
 {
     sched_param sp{};
     sp.sched_priority = prio;
-    const bool ok = pthread_setschedparam(pthread_self(), prio > 0 ? SCHED_FIFO : SCHED_OTHER, &sp) == 0;
-    if (ok)
-        t_on_fifo = prio > 0;
-    return ok;
+    return pthread_setschedparam(pthread_self(), prio > 0 ? SCHED_FIFO : SCHED_OTHER, &sp) == 0;
 }
-
-// True while the calling thread runs at SCHED_FIFO at any priority: the engine's window loop
-// and pacer (10), a store thread doing within-base work or a favoured reader (--base-priority).
-// A reply such a thread produces for a request not within its tenant's base is left to its
-// connection's writer while another tenant's reader is favoured (server.cpp,
-// base_priority_in_use()), so that no tenant's bytes are copied at a real-time priority beyond
-// what its base buys.
-inline bool on_fifo_thread() { return t_on_fifo; }
 
 }  // namespace bg::gw
