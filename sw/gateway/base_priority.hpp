@@ -26,11 +26,12 @@ namespace bg::gw {
 
 // True while a reader of a tenant other than `tenant` is favoured: a request of another tenant
 // was within its base in the last 10 ms. Only then do the engine's store threads leave the
-// engine's SCHED_FIFO for `tenant`'s work (the readers' priority for a request within its base,
-// the normal policy for the rest: store_priority, work_queue.hpp), and its SCHED_FIFO threads
-// leave `tenant`'s unfavoured replies to its connections' writers: with nobody else to protect (every other tenant idle or above
-// its base) the gateway runs as with --base-priority 0, which the priority's price (a wake-up
-// of the writer per reply, store work at the normal policy) would otherwise slow for nothing.
+// engine's SCHED_FIFO for `tenant`'s work (the readers' priority for first-class work, the
+// normal policy for the rest: store_priority, work_queue.hpp), and its SCHED_FIFO threads leave
+// `tenant`'s unfavoured replies to its connections' writers: with nobody else to protect (every
+// other tenant idle or above its base) the gateway runs as with --base-priority 0, which the
+// priority's price (a wake-up of the writer per reply, store work at the normal policy) would
+// otherwise slow for nothing.
 bool base_priority_in_use(std::size_t tenant);
 
 class BasePriority {

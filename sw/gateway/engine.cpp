@@ -783,7 +783,7 @@ std::string Engine::report_json()
         sa_->account(r, period);
     }
     // The gateway's own part: the delay the adjustment sees, by class (docs/gateway.md, "Statistics").
-    std::string extra = ",\n  \"sa_delay_us\": {";
+    r.gateway_json = "\"sa_delay_us\": {";
     const char *names[4] = {"within_first", "within_deferred", "other_first", "other_deferred"};
     for (int k = 0; k < 4; k++) {
         const DelayClass &d = delay_[k];
@@ -792,13 +792,10 @@ std::string Engine::report_json()
                       "%s\"%s\": {\"n\": %llu, \"p50\": %.1f, \"p95\": %.1f, \"p99\": %.1f, \"store_p95\": %.1f}",
                       k ? ", " : "", names[k], static_cast<unsigned long long>(d.sa.count()), d.sa.quantile(0.5) / 1e3,
                       d.sa.quantile(0.95) / 1e3, d.sa.quantile(0.99) / 1e3, d.store.quantile(0.95) / 1e3);
-        extra += b;
+        r.gateway_json += b;
     }
-    extra += "}";
-    std::string out = bg::sim::report_json(r);
-    const std::size_t end = out.rfind('}');  // the report is one JSON object: its own fields first
-    out.insert(end == std::string::npos ? out.size() : end, extra + "\n");
-    return out;
+    r.gateway_json += "}";
+    return bg::sim::report_json(r);
 }
 
 }  // namespace bg::gw

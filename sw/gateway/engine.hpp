@@ -87,8 +87,8 @@ struct EngineOptions {
     // on its own core would run: on a loaded host their deadlines then hold (needs CAP_SYS_NICE).
     bool realtime = false;
     // --base-priority (0: off): a favoured reader's SCHED_FIFO priority (the server's readers,
-    // base_priority.hpp), which the store threads take for a deferred request within its
-    // tenant's base (Request::within) while a reader is favoured (backend_loop).
+    // base_priority.hpp), which the store threads take for first-class work (first_class,
+    // work_queue.hpp) while a reader is favoured (backend_loop).
     int base_priority = 0;
     // --arrivals: every READ and WRITE descriptor's first offer is recorded here (arrivals.hpp).
     ArrivalRecorder *arrivals = nullptr;

@@ -78,8 +78,8 @@ struct Out {
     std::vector<Bytes> body;
     Charge charge;
     BufferPool *pool = nullptr;
-    // A thread at SCHED_FIFO may send it: its request was within its tenant's base, no other
-    // tenant is favoured, or --base-priority is off (on_engine_fifo_thread(), engine.hpp).
+    // An engine thread at SCHED_FIFO may send it: its request was within its tenant's base, no
+    // other tenant is favoured, or --base-priority is off (on_engine_fifo_thread(), engine.hpp).
     bool favoured = false;
     // Sent at once by enqueue (its head and body hold the rest), and when: the reply reached the
     // head of the queue then, so its clock runs from there, for all of its bytes.

@@ -1,10 +1,10 @@
 // The store threads' work (engine.cpp backend_loop): requests admitted at a window (deferred
 // ones), FUA writes, FLUSH, TRIM, WRITE_ZEROES, CACHE and BLOCK_STATUS. Two classes, each in
 // arrival order: the first is a favoured reader's own kind of work, deferred (first_class), the
-// second the rest. With one FIFO
-// for both, a deferred within-base request waited behind the bursting tenants' work, which the
-// store threads do at the normal policy while a reader is favoured: 74 ms at P95 behind 56 fio
-// clients on 2 cores (docs/results.md, "The store threads' queue"). The first class is bounded by
+// second the rest. With one FIFO for both, a deferred within-base request waited behind the
+// bursting tenants' work, which the store threads do at the normal policy while a reader is
+// favoured: 74 ms at P95 behind 56 fio clients on 2 cores (docs/results.md, "The store
+// threads' queue"). The first class is bounded by
 // the tenants' bases (their bytes), but not so tightly that the second may wait without end:
 // after kFirstRun first-class items in a row, a waiting second-class item goes next.
 #pragma once

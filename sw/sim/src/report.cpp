@@ -104,6 +104,8 @@ std::string report_json(const SimResult &r)
          std::to_string(r.deferred_pending) + ", \"bad_completions\": " + std::to_string(r.bad_completions) + "}\n";
     if (r.lsm)
         s.insert(s.size() - 1, ",\n" + lsm_report_json(*r.lsm));
+    if (!r.gateway_json.empty())
+        s.insert(s.size() - 1, ",\n  " + r.gateway_json);
     s += "}\n";
     return s;
 }

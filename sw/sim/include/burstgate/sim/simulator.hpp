@@ -82,6 +82,8 @@ struct SimResult {
     std::uint64_t events = 0, windows = 0;
     // The gateway only (real clock): windows its loop had to skip because the host fell behind.
     std::optional<std::uint64_t> window_overruns;
+    // The gateway only: its SA delay by class, one `"sa_delay_us": {...}` member (engine.cpp).
+    std::string gateway_json;
     std::uint64_t generated = 0, finished = 0, in_flight = 0, deferred_pending = 0;
     std::uint64_t bad_completions = 0;  // CTRL.BAD_COMPLETIONS: must be 0
     std::vector<std::uint64_t> thread_completed;  // measured period: I/Os completed per SA thread
