@@ -176,10 +176,9 @@ def median_runs(runs: list[dict]) -> dict:
     fio figure, the median CPU and run-queue wait, and a gateway report whose per-tenant mean
     latency and deferral counts, and SA delay figures by class, are the rounds' medians (what
     held_back() and the deferral and SA delay lines read); window overruns are the rounds'
-    largest. One run is returned as it is. Medians, not
-    means: a round in which another process took the host's CPU (this is a 2-core benchmark on
-    whatever else the machine runs) moves a mean by its whole excursion, a median of three not
-    at all."""
+    largest. One run is returned as it is. Medians, not means: a round in which another process
+    took the host's CPU (this is a 2-core benchmark on whatever else the machine runs) moves a
+    mean by its whole excursion, a median of three not at all."""
     if len(runs) == 1:
         return runs[0]
     med = statistics.median
