@@ -201,6 +201,8 @@ def median_runs(runs: list[dict]) -> dict:
             out["report"]["sa_delay_us"] = {
                 c: {k: round(med(rep["sa_delay_us"][c][k] for rep in reps), 1) for k in v}
                 for c, v in reps[0]["sa_delay_us"].items()}
+        if all("pacing" in rep for rep in reps):
+            out["report"]["pacing"] = {k: round(med(rep["pacing"][k] for rep in reps)) for k in reps[0]["pacing"]}
     else:
         out["report"] = None
     ov = [r.get("window_overruns") for r in runs]
@@ -727,6 +729,11 @@ def main() -> None:
                   "target_delay_us), µs: " + "; ".join(
                       f"{k} {v['n']} I/Os, P50 {v['p50']:.0f}, P95 {v['p95']:.0f}, P99 {v['p99']:.0f}, "
                       f"store P95 {v['store_p95']:.0f}" for k, v in rep["sa_delay_us"].items()))
+        if rep.get("pacing"):
+            p = rep["pacing"]
+            print("\nburstgate's paced replies, answered by their own thread / a thread passing / the pacer "
+                  f"(its wake-ups): {p['answered_own']} / {p['answered_passing']} / {p['answered_pacer']} "
+                  f"({p['pacer_wakeups']} wake-ups)")
         factors = [r.get("report", {}).get("burst_factor") for r in runs.get(BG, [c56[BG]])]
         if any(f not in (None, 1.0) for f in factors):
             print("\nburstgate's cost_adjust: burst factor (what BIOS grants above a base is divided by it) at "

@@ -3,10 +3,15 @@
 
 #include <sched.h>
 #include <sys/prctl.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <stdexcept>
 
 #include "burstgate/bios.h"
 #include "burstgate/regs.h"
@@ -151,6 +156,8 @@ Engine::~Engine()
 {
     if (window_th_.joinable())
         stop(std::chrono::milliseconds(0));
+    if (pacer_tfd_ >= 0)
+        ::close(pacer_tfd_);
 }
 
 std::uint16_t Engine::vcpu_queue(std::size_t t, std::uint32_t k) const
@@ -166,6 +173,9 @@ std::uint8_t Engine::ingress_queue(std::size_t t, std::uint32_t k) const
 void Engine::start()
 {
     t0_ = second_t0_ = Clock::now();
+    pacer_tfd_ = ::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+    if (pacer_tfd_ < 0)
+        throw std::runtime_error(std::string("timerfd_create for the pacer: ") + std::strerror(errno));
     threads_.emplace_back([this] { pacer_loop(); });
     for (std::uint32_t w = 0; w < sc_.dpu.threads; w++)
         threads_.emplace_back([this] { backend_loop(); });
@@ -182,7 +192,7 @@ void Engine::stop(std::chrono::milliseconds drain)
         window_th_.join();
     {
         std::lock_guard<std::mutex> g(sa_mu_);
-        pacer_cv_.notify_all();
+        arm_pacer_locked(0);  // fires at once: the pacer sees stop_
     }
     backend_.stop();
     for (std::thread &t : threads_)
@@ -302,7 +312,9 @@ std::size_t Engine::offer_locked(std::vector<Request *> &rs, bool from_window, s
         std::lock_guard<std::mutex> g(sa_mu_);
         // The stages run in time order: first every event due before these admissions.
         const std::uint64_t t = std::max(now_ns(), model_now_);
+        const std::size_t before = ready.size();
         advance_locked(t, ready);
+        answered_passing_ += ready.size() - before;
         for (Request *r : admitted) {
             r->admit_ns = t;
             r->released = r->work_done = false;
@@ -369,6 +381,18 @@ void Engine::release_locked(Request *r, std::uint64_t t, std::vector<Request *> 
     }
 }
 
+void Engine::arm_pacer_locked(std::uint64_t t)
+{
+    pacer_wake_ = t;
+    itimerspec its{};
+    if (t != kNever) {  // absolute, on CLOCK_MONOTONIC (steady_clock's); never 0, which disarms
+        const std::uint64_t at = ns((t0_ + std::chrono::nanoseconds(t)).time_since_epoch());
+        its.it_value.tv_sec = static_cast<time_t>(at / 1'000'000'000u);
+        its.it_value.tv_nsec = static_cast<long>(std::max<std::uint64_t>(1, at % 1'000'000'000u));
+    }
+    ::timerfd_settime(pacer_tfd_, TFD_TIMER_ABSTIME, &its, nullptr);
+}
+
 void Engine::work_done(Request *r)
 {
     if (!opt_.pace) {
@@ -378,6 +402,7 @@ void Engine::work_done(Request *r)
     std::vector<Request *> ready;
     std::unique_lock<std::mutex> g(sa_mu_);
     advance_locked(now_ns(), ready);
+    answered_passing_ += ready.size();
     // r's own next stage event is close (it is being served, not queued): waiting here for it
     // costs less than the pacer's wake-up. (work_done stays false meanwhile, so nobody else
     // answers r under our feet.)
@@ -385,19 +410,23 @@ void Engine::work_done(Request *r)
         g.unlock();
         sched_yield();
         g.lock();
+        const std::size_t before = ready.size();
         advance_locked(now_ns(), ready);
+        answered_passing_ += ready.size() - before;
     }
     r->work_done = true;
     if (r->released || pacer_stopped_) {
         sa_->complete(r->tag, true);
         in_sa_[r->tag] = nullptr;
         ready.push_back(r);
+        answered_own_++;
     } else {
         waiting_++;  // the pacer answers it at its release
     }
-    // The pacer sleeps longer than the next event while I/Os wait: wake it.
+    // The pacer sleeps more than a tick past the next event while I/Os wait: move its timer
+    // earlier (one system call; the pacer is not woken to plan again).
     if (waiting_ > 0 && !heap_.empty() && pacer_wake_ != 0 && heap_.front().t + kPaceTickNs < pacer_wake_)
-        pacer_cv_.notify_one();
+        arm_pacer_locked(std::max(heap_.front().t, pacer_last_ + kPaceTickNs));
     g.unlock();
     for (Request *q : ready)
         finish(q, q->error);
@@ -408,25 +437,28 @@ void Engine::pacer_loop()
     thread_setup("bg-pacer");
     std::vector<Request *> ready;
     std::unique_lock<std::mutex> g(sa_mu_);
-    std::uint64_t last_timed = 0;  // the last wake-up at a time the pacer chose
     while (!stop_.load()) {
         ready.clear();
         advance_locked(now_ns(), ready);
         if (!ready.empty()) {
+            answered_pacer_ += ready.size();
             g.unlock();
             for (Request *q : ready)
                 finish(q, q->error);
             g.lock();
             continue;
         }
-        pacer_wake_ = waiting_ > 0 && !heap_.empty() ? std::max(heap_.front().t, last_timed + kPaceTickNs) : kNever;
-        const std::uint64_t planned = pacer_wake_;
-        const bool timed_out = planned == kNever
-                                   ? (pacer_cv_.wait(g), false)
-                                   : pacer_cv_.wait_until(g, t0_ + std::chrono::nanoseconds(planned)) == std::cv_status::timeout;
-        if (timed_out)
-            last_timed = planned;
+        arm_pacer_locked(waiting_ > 0 && !heap_.empty() ? std::max(heap_.front().t, pacer_last_ + kPaceTickNs) : kNever);
+        g.unlock();
+        // Until the timer fires: at the time planned here, or earlier if a thread moved it
+        // (work_done), or at once when stopping. Idle (disarmed), until a request waits.
+        std::uint64_t fired = 0;
+        while (::read(pacer_tfd_, &fired, sizeof fired) < 0 && errno == EINTR) {
+        }
+        g.lock();
+        pacer_last_ = now_ns();
         pacer_wake_ = 0;
+        pacer_wakeups_++;
     }
     // Stopping: whatever still waits is answered now, and from now on by its worker.
     pacer_stopped_ = true;
@@ -778,9 +810,15 @@ std::string Engine::report_json()
     r.events = generated_.load();
     r.generated = generated_.load();
     r.finished = finished_.load();
+    char pacing[256];
     {
         std::lock_guard<std::mutex> g(sa_mu_);
         sa_->account(r, period);
+        std::snprintf(pacing, sizeof pacing,
+                      "\"pacing\": {\"answered_own\": %llu, \"answered_passing\": %llu, \"answered_pacer\": %llu, "
+                      "\"pacer_wakeups\": %llu}",
+                      static_cast<unsigned long long>(answered_own_), static_cast<unsigned long long>(answered_passing_),
+                      static_cast<unsigned long long>(answered_pacer_), static_cast<unsigned long long>(pacer_wakeups_));
     }
     // The gateway's own part: the delay the adjustment sees, by class (docs/gateway.md, "Statistics").
     r.gateway_json = "\"sa_delay_us\": {";
@@ -794,7 +832,7 @@ std::string Engine::report_json()
                       d.sa.quantile(0.95) / 1e3, d.sa.quantile(0.99) / 1e3, d.store.quantile(0.95) / 1e3);
         r.gateway_json += b;
     }
-    r.gateway_json += "}";
+    r.gateway_json += std::string("}, ") + pacing;
     return bg::sim::report_json(r);
 }
 

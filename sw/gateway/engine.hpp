@@ -184,6 +184,9 @@ private:
     void work_done(Request *r);     // answers r now, or once the stages release it
     void advance_locked(std::uint64_t now, std::vector<Request *> &ready);  // sa_mu_ held
     void release_locked(Request *r, std::uint64_t t, std::vector<Request *> &ready);
+    // sa_mu_ held: the pacer's timer to fire at `t` (virtual ns; kNever: disarmed). No wake-up
+    // for the pacer unless t has passed.
+    void arm_pacer_locked(std::uint64_t t);
     std::uint64_t now_ns() const { return ns(Clock::now() - t0_); }
     static std::uint64_t ns(Clock::duration d);
     void finish(Request *r, std::uint32_t error);
@@ -234,8 +237,12 @@ private:
     bool pacer_stopped_ = false;
     std::uint64_t model_now_ = 0;         // the latest stage event run
     std::uint64_t waiting_ = 0;           // work done, release ahead: the pacer's to answer
-    std::uint64_t pacer_wake_ = 0;        // when the pacer will wake (0: it is awake; ~0: idle)
-    std::condition_variable pacer_cv_;
+    // Who answered the paced requests: their own thread (released by the time the work was
+    // done), another engine or reader thread advancing the stages, the pacer (and its wake-ups).
+    std::uint64_t answered_own_ = 0, answered_passing_ = 0, answered_pacer_ = 0, pacer_wakeups_ = 0;
+    std::uint64_t pacer_wake_ = 0;        // when the pacer's timer fires (0: it is awake; ~0: idle)
+    std::uint64_t pacer_last_ = 0;        // its last wake-up (the next is at least kPaceTickNs later)
+    int pacer_tfd_ = -1;                  // the pacer sleeps on this timer; others move it (arm_pacer_locked)
     WorkQueue<Request> backend_;
     std::vector<std::thread> threads_;
     std::thread window_th_;

@@ -2,7 +2,8 @@
 
 * Two tenants written and verified at once (verify=crc32c): every block read back is the block
   written, on file-backed exports. Catches a reply carrying another request's or another
-  tenant's data, a deferred request lost or answered twice, a torn or misplaced pwrite.
+  tenant's data, a deferred request lost or answered twice, a torn or misplaced pwrite, a
+  pacer that spins instead of sleeping on its timer.
 * Acknowledged, flushed writes survive a clean restart on the same --data-dir.
 * The headline: a steady tenant (4 KiB, iodepth 1) beside a bursting one (128 KiB random,
   iodepth 64): fio's own completion latency of the steady tenant, mean and P99, is lower under
@@ -65,6 +66,13 @@ def test_two_tenants_verify_crc32c(tmp_path):
     assert report["ios"]["in_flight"] == 0 and report["ios"]["deferred_pending"] == 0
     assert report["ios"]["bad_completions"] == 0
     assert report["engine"] == ENGINE and report["scheduler"] == "bios"
+    # Every paced request answered exactly once, by its own thread, one passing, or the pacer;
+    # and the pacer woke on its timer, not in a loop (a timer armed in the past each time, or
+    # a wait that returns at once: hundreds of wake-ups per request).
+    p = report["pacing"]
+    done = sum(x["completed"] for x in report["tenants"])
+    assert p["answered_own"] + p["answered_passing"] + p["answered_pacer"] == done, p
+    assert 0 < p["pacer_wakeups"] <= 2 * done, (p, done)
     # Both exports are sparse files of the export size.
     for name in ("victim", "bursty"):
         assert (data / f"{name}.img").stat().st_size == 64 << 20
