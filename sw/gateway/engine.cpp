@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
@@ -147,7 +148,8 @@ std::uint64_t Engine::ns(Clock::duration d)
 
 void Engine::SaSink::stage_event(std::uint64_t t, bg::sim::SaEvent ev, std::uint32_t id)
 {
-    e->in_sa_[id]->next_ns = t;
+    if (Request *r = e->in_sa_[id])  // null: answered by the stopping pacer (advance_locked)
+        r->next_ns = t;
     e->heap_.push_back({t, std::uint64_t{ev == bg::sim::SaEvent::kCpuDone ? kEvCpu : kEvSwl} << 32 | id});
     std::push_heap(e->heap_.begin(), e->heap_.end(), std::greater<>{});
 }
@@ -350,21 +352,30 @@ void Engine::advance_locked(std::uint64_t now, std::vector<Request *> &ready)
         heap_.pop_back();
         model_now_ = std::max(model_now_, e.t);
         const std::uint32_t id = static_cast<std::uint32_t>(e.key);
-        in_sa_[id]->next_ns = kNever;  // until a stage schedules its next event
+        // Null only for a request the stopping pacer answered while still in the stages
+        // (pacer_loop): its events still run, so the stages stay consistent for the rest.
+        Request *r = in_sa_[id];
+        if (r)
+            r->next_ns = kNever;  // until a stage schedules its next event
         switch (static_cast<std::uint32_t>(e.key >> 32)) {
         case kEvCpu: sa_->cpu_done(e.t, id, true); break;
         case kEvSwl: {
             const std::uint64_t sent = sa_->swl_done(e.t, id, true);
             if (sent <= now) {
-                release_locked(in_sa_[id], sent, ready);
+                if (r)
+                    release_locked(r, sent, ready);
             } else {
-                in_sa_[id]->next_ns = sent;
+                if (r)
+                    r->next_ns = sent;
                 heap_.push_back({sent, std::uint64_t{kEvRelease} << 32 | id});
                 std::push_heap(heap_.begin(), heap_.end(), std::greater<>{});
             }
             break;
         }
-        default: release_locked(in_sa_[id], e.t, ready); break;
+        default:
+            if (r)
+                release_locked(r, e.t, ready);
+            break;
         }
     }
 }
@@ -385,12 +396,16 @@ void Engine::arm_pacer_locked(std::uint64_t t)
 {
     pacer_wake_ = t;
     itimerspec its{};
-    if (t != kNever) {  // absolute, on CLOCK_MONOTONIC (steady_clock's); never 0, which disarms
-        const std::uint64_t at = ns((t0_ + std::chrono::nanoseconds(t)).time_since_epoch());
-        its.it_value.tv_sec = static_cast<time_t>(at / 1'000'000'000u);
-        its.it_value.tv_nsec = static_cast<long>(std::max<std::uint64_t>(1, at % 1'000'000'000u));
+    if (t != kNever) {  // absolute, on CLOCK_MONOTONIC (steady_clock's); a time past fires at once
+        const std::uint64_t at = std::max<std::uint64_t>(1, ns((t0_ + std::chrono::nanoseconds(t)).time_since_epoch()));
+        its.it_value.tv_sec = static_cast<time_t>(at / 1'000'000'000u);  // all zero would disarm it
+        its.it_value.tv_nsec = static_cast<long>(at % 1'000'000'000u);
     }
-    ::timerfd_settime(pacer_tfd_, TFD_TIMER_ABSTIME, &its, nullptr);
+    // Re-arming also clears an expiry not yet read (fs/timerfd.c): the pacer never reads a stale one.
+    if (::timerfd_settime(pacer_tfd_, TFD_TIMER_ABSTIME, &its, nullptr) != 0) {
+        std::perror("burstgate-gateway: timerfd_settime (the pacer's timer)");
+        std::abort();  // the valid fd and times given cannot fail; a pacer without its timer would strand requests
+    }
 }
 
 void Engine::work_done(Request *r)
@@ -467,6 +482,7 @@ void Engine::pacer_loop()
             ready.push_back(r);
             r = nullptr;
         }
+    answered_pacer_ += ready.size();
     g.unlock();
     for (Request *q : ready)
         finish(q, q->error);

@@ -67,12 +67,13 @@ def test_two_tenants_verify_crc32c(tmp_path):
     assert report["ios"]["bad_completions"] == 0
     assert report["engine"] == ENGINE and report["scheduler"] == "bios"
     # Every paced request answered exactly once, by its own thread, one passing, or the pacer;
-    # and the pacer woke on its timer, not in a loop (a timer armed in the past each time, or
-    # a wait that returns at once: hundreds of wake-ups per request).
+    # and the pacer woke on its timer, not in a loop: at most one wake-up per stage event (a
+    # request has up to three), where a timer armed in the past each time, or a wait that
+    # returns at once, gave 34 a request. (Its last wake-up is the stop's.)
     p = report["pacing"]
     done = sum(x["completed"] for x in report["tenants"])
     assert p["answered_own"] + p["answered_passing"] + p["answered_pacer"] == done, p
-    assert 0 < p["pacer_wakeups"] <= 2 * done, (p, done)
+    assert p["answered_pacer"] > 0 and 1 < p["pacer_wakeups"] <= 3 * done, (p, done)
     # Both exports are sparse files of the export size.
     for name in ("victim", "bursty"):
         assert (data / f"{name}.img").stat().st_size == 64 << 20
