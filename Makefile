@@ -105,8 +105,8 @@ calibrate-check: cpp ## calibrate, then burstgate-sim on the profile must predic
 	PYTHONWARNINGS=error $(PY) -m pytest -q -s -m long tests/gateway/test_calibration.py
 
 .PHONY: compare-qemu
-compare-qemu: cpp ## issue 18's victim/neighbour on burstgate (bios, host profile: make calibrate first; case 2 on the same, PROFILE56= for another such as make calibrate-56's) and qemu-storage-daemon throttle groups: tables, then PASS/MISS per issue 18 criterion [SECONDS_EACH= CASE=1|2 ROUNDS=3 BESIDE=1: case 1 also without the within-base priority]
-	$(PY) scripts/compare_qemu.py --build $(CMAKE_BUILD) --profile $(or $(PROFILE),$(BUILD)/host_profile.yaml) $(if $(PROFILE56),--profile56 $(PROFILE56)) $(if $(SECONDS_EACH),--seconds $(SECONDS_EACH)) $(if $(CASE),--case $(CASE)) $(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(BESIDE),--beside-no-base-priority)
+compare-qemu: cpp ## issue 18's victim/neighbour on burstgate (bios, host profile: make calibrate first; case 2 on the same, PROFILE56= for another such as make calibrate-56's) and qemu-storage-daemon throttle groups: tables, then PASS/MISS per issue 18 criterion [SECONDS_EACH= CASE=1|2 ROUNDS=3 BESIDE=1: case 1 also without the within-base priority; RATE56=IOPS: case 2's connections capped, every server at the same load, CPU per I/O compared, not judged]
+	$(PY) scripts/compare_qemu.py --build $(CMAKE_BUILD) --profile $(or $(PROFILE),$(BUILD)/host_profile.yaml) $(if $(PROFILE56),--profile56 $(PROFILE56)) $(if $(SECONDS_EACH),--seconds $(SECONDS_EACH)) $(if $(CASE),--case $(CASE)) $(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(BESIDE),--beside-no-base-priority) $(if $(RATE56),--rate56 $(RATE56))
 
 .PHONY: reproduce
 reproduce: cpp ## run the simulator reproductions of the papers' figures (scenarios/), one Dask task per experiment, print the tables and draw out/reproduce/*.png
