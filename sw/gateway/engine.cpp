@@ -471,7 +471,10 @@ void Engine::pacer_loop()
         while (::read(pacer_tfd_, &fired, sizeof fired) < 0 && errno == EINTR) {
         }
         g.lock();
-        pacer_last_ = now_ns();
+        // The tick counts from the time the timer was set for, not from the wake-up: a late
+        // wake-up (the host busy) must not push the next one later still.
+        const std::uint64_t now = now_ns();
+        pacer_last_ = pacer_wake_ != 0 && pacer_wake_ != kNever ? std::min(pacer_wake_, now) : now;
         pacer_wake_ = 0;
         pacer_wakeups_++;
     }
