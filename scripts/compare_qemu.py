@@ -527,6 +527,7 @@ def case1(gw: pathlib.Path, a, tmp: pathlib.Path, images: pathlib.Path, sc: dict
             rep = s.stop()
             if name != QEMU:
                 r["window_overruns"] = rep.get("window_overruns") if rep else None
+                r["burst_factor"] = rep.get("burst_factor") if rep else None
             rounds[name].append(r)
             if k == 0 and name != NOPRIO:  # the victim alone, on a server of its own
                 s = start(name, f"{tags[name]}-alone")
@@ -692,6 +693,10 @@ def main() -> None:
                 for k, r in enumerate(res[name]["rounds"]):
                     print(f"| {name} | {k + 1} | {r['victim_iops']:.0f} | {r['victim_mean_us']:.0f} µs | "
                           f"{r['victim_p99_us']:.0f} µs | {r['bursty_mbps']:.0f} |")
+            factors = [r.get("burst_factor") for r in res[BG]["rounds"]]
+            if any(f is not None for f in factors):
+                print("\nburstgate's cost_adjust: burst factor (what BIOS grants above a base is divided by it) "
+                      "at the end of each round: " + ", ".join(str(f) for f in factors))
         for name in case1_rows:
             r0 = res[name].get("rounds", [{}])[0]
             if "threads" in r0:
