@@ -63,20 +63,24 @@ class _Bits:
     def __init__(self, wb, name, set_en, set_row):
         m, width, words = wb._m, wb.width, wb.words
         self._wb, self._set_en, self._set_row = wb, set_en, set_row
-        ones = (1 << width) - 1
+        ones = (1 << width) - 1  # the reset value of bank 0: every word is of window 0
         self._banks = []
         set_word = set_row[wb.bit_bits:wb.row_bits]
         set_bit = Const(1, width) << set_row[:wb.bit_bits] if wb.bit_bits else Const(1, 1)
         for b in range(2):
             mem = Memory(shape=unsigned(width), depth=words, init=[ones] * words if b == 0 else [])
             m.submodules[f"{name}{b}"] = mem
-            wp = mem.write_port(granularity=1)
+            wp = mem.write_port()
+            # A set writes its word with the bit added (read here: a write port with an
+            # enable per bit maps to one LUTRAM per bit, 8 times the LUTs at 1024 tenants).
+            old = mem.read_port(domain="comb")
+            m.d.comb += old.addr.eq(set_word)
             current = wb.bank == b
             # The bank in use takes the sets; the other is being scrubbed, word by word.
             m.d.comb += [
                 wp.addr.eq(Mux(current, set_word, wb._scrub_word)),
-                wp.data.eq(Mux(current, ones, 0)),
-                wp.en.eq(Mux(current, Mux(set_en, set_bit, 0), Mux(wb.scrubbing, ones, 0))),
+                wp.data.eq(Mux(current, old.data | set_bit, 0)),
+                wp.en.eq(Mux(current, set_en, wb.scrubbing)),
             ]
             self._banks.append(mem)
 
