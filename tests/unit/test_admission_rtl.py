@@ -557,7 +557,7 @@ def test_window_bits_hazards(bg_model):
         # RES_BASE 9000: a tenant past its grant borrows about once, so its usage decides too.
         await b.configure(ctx, C["SCHED_BIOS"], base=vec(9000), grant=grant,
                           lend=[vec(8000) if t in lenders else vec(0) for t in range(T)], burst=lenders)
-        for window in range(30):
+        for window in range(20):
             some = b.rng.sample(pick, 3)
             descs = [b.desc(b.rng.choice(some), queue=b.rng.choice((0, 3)), size=100) for _ in range(14)]
             commit = window % 3 != 2
