@@ -17,6 +17,7 @@ from .csr import BusSignature, CsrBlock, ExternalSignature
 from .layouts import CostVector, Descriptor
 from .load_balancer import clamp_charge
 from .regmap import C, REGMAP
+from .window_bits import WindowBits
 
 __all__ = ["Admission", "AdmissionInput", "AdmissionDecision"]
 
@@ -143,7 +144,9 @@ class Admission(wiring.Component):
     keeps the allocation COMMIT gave it (the model copies at COMMIT). The stamps are
     WINDOW_INDEX values: a tenant untouched for exactly 2**32 windows would alias in the
     register reads; the datapath knows a word's window from a bit per tenant beside each RAM
-    (set by a write, cleared by COMMIT), which does not alias.
+    (set by a write, cleared by COMMIT: :mod:`.window_bits`), which does not alias. Those
+    bits are distributed RAM cleared a word per cycle after each COMMIT, so a COMMIT also
+    waits for that clear (at most 32 cycles after the one before it).
 
     Register writes that change admission state (CTRL, TENANT) take effect in the cycle they
     are on the bus; descriptors already inside A0..A4 see them at whatever stage they are.
@@ -312,8 +315,10 @@ class Admission(wiring.Component):
             self.busy.eq(busy),
             self.held.eq(tick_held | commit_pending),
             self.commit_pending.eq(commit_pending),
-            self.commit.eq(commit_pending & self.drained & ~busy),
         ]
+        # The window bits (``_memories``) of the window before must be cleared first.
+        s.window_bits = WindowBits(m, s.T, self.commit)
+        m.d.comb += self.commit.eq(commit_pending & self.drained & ~busy & ~s.window_bits.scrubbing)
         win = s.ctrl.ext_window
         with m.If(self.commit):
             m.d.sync += [self.window.eq(self.window + 1), commit_pending.eq(0),
@@ -361,11 +366,12 @@ class Admission(wiring.Component):
         s.lendable_last, s.lendable_last_row, s.lendable_last_valid = \
             lendable_last, lendable_last_row, lendable_last_valid
         # Whether each tenant's word is stamped with this window (the stamp compare, kept
-        # beside the RAMs in flip-flops so that A3 knows it from a register, not from a
-        # 32-bit compare of the word it reads): set by every write (a written word is stamped
-        # with the window), cleared by COMMIT; at reset every word is stamp 0 = window 0.
-        s.own_fresh = Signal(T, init=(1 << T) - 1)
-        s.lendable_fresh = Signal(T, init=(1 << T) - 1)
+        # beside the RAMs so that A3 knows it from a register, not from a 32-bit compare of
+        # the word it reads): set by every write (a written word is stamped with the
+        # window), cleared by COMMIT; at reset every word is stamp 0 = window 0. Set from
+        # the copies of the last write, so the bits' own RAM writes start at flip-flops.
+        s.own_fresh = s.window_bits.bits("own", own_last_valid, own_last_row)
+        s.lendable_fresh = s.window_bits.bits("lendable", lendable_last_valid, lendable_last_row)
         names = []
 
         def current_own(word, row):
@@ -460,7 +466,10 @@ class Admission(wiring.Component):
 
         # Which of those words A3 takes from the copy of this cycle's write (``own_last``,
         # ``lendable_last`` next cycle) and which are of this window, read beside them: A3
-        # then selects each word with one LUT (issue 22, round 12).
+        # then selects each word with one LUT (issue 22, round 12). The window bit of a
+        # word entering A3 is read from its RAM at A2's row; of a word staying in A3 it is
+        # the flag A3 has, set by the write its forward flag took (no COMMIT while A3 holds
+        # a descriptor), so ``advance`` only selects (issue 22, round 14).
         nxt = [Mux(advance, a, b) for a, b in rows]
         s.own_fwd3 = Signal()
         s.own_fresh3 = Signal()
@@ -468,11 +477,12 @@ class Admission(wiring.Component):
         s.lendable_fresh3 = [Signal(name=f"lendable_fresh3_{j}") for j in range(3)]
         m.d.sync += [
             s.own_fwd3.eq(s.own_wp.en & (s.own_wp.addr == nxt[0])),
-            s.own_fresh3.eq(s.own_fresh.bit_select(nxt[0][:row_bits], 1)),
+            s.own_fresh3.eq(Mux(advance, s.own_fresh.fresh(k2), s.own_fresh3 | s.own_fwd3)),
         ]
-        for j in range(3):
+        for j, (a2_row, _) in enumerate(rows):
             m.d.sync += s.lendable_fwd3[j].eq(s.lendable_wp.en & (s.lendable_wp.addr == nxt[j]))
-            m.d.sync += s.lendable_fresh3[j].eq(s.lendable_fresh.bit_select(nxt[j][:row_bits], 1))
+            m.d.sync += s.lendable_fresh3[j].eq(Mux(advance, s.lendable_fresh.fresh(a2_row),
+                                                    s.lendable_fresh3[j] | s.lendable_fwd3[j]))
 
     def _a3_bring_up_to_date(self, m, s):
         """A3 -> A4: the words as they stand, registered.
@@ -896,11 +906,6 @@ class Admission(wiring.Component):
                          lendable_wp.en.eq(s.lendable_write)]
         m.d.comb += [own_wp.addr.eq(s.k4[:row_bits]), own_wp.data.eq(s.new_own),
                      own_wp.en.eq(s.decide & s.tenant_ok)]
-        for fresh, wp in ((s.own_fresh, own_wp), (s.lendable_fresh, lendable_wp)):
-            with m.If(wp.en):
-                m.d.sync += fresh.bit_select(wp.addr if len(wp.addr) else Const(0, 1), 1).eq(1)
-        with m.If(self.commit):  # never beside a write: a COMMIT waits for an empty A0..A4
-            m.d.sync += [s.own_fresh.eq(0), s.lendable_fresh.eq(0)]
 
     def _ctrl_registers(self, m, s):
         """CTRL externals: the pools, the LFSR seed, the active bits. A bus write wins over

@@ -125,8 +125,10 @@ class Bench:
                     size=rng.getrandbits(rng.choice((9, 12, 16))) if size is None else size,
                     segment=rng.getrandbits(16) if segment is None else segment)
 
-    async def stream(self, ctx, descs, *, source="always", sink="always"):
-        """Decide ``descs`` on the stage and in the model; compare every decision."""
+    async def stream(self, ctx, descs, *, source="always", sink="always", commit=False):
+        """Decide ``descs`` on the stage and in the model; compare every decision. With
+        ``commit``, COMMIT is written in the cycle the last descriptor is taken, so that it
+        applies in the cycle after the window's last decision."""
         expected = [self.model.io(**d) for d in descs]
         inputs = [{"desc": d, "cost": list(e["cost"]), "hot": int(e["hot"])} for d, e in zip(descs, expected)]
         src, snk = StreamPattern(source, seed=self.rng.getrandbits(32)), StreamPattern(sink, seed=self.rng.getrandbits(32))
@@ -138,8 +140,17 @@ class Bench:
                 offer = True
             ctx.set(adm.i.valid, offer)
             ctx.set(adm.o.ready, snk())
+            bus, offset = self._bus(reg("CTRL", "WINDOW"))
+            committing = commit and sent == len(descs)
+            if committing:
+                self.model.write(reg("CTRL", "WINDOW"), C["WINDOW_COMMIT"])
+                ctx.set(bus.addr, offset)
+                ctx.set(bus.w_data, C["WINDOW_COMMIT"])
+                ctx.set(bus.w_en, 1)
+                commit = False
             _, _, i_ready, o_valid, o_ready, o_payload, dispatch, charge = await ctx.tick().sample(
                 adm.i.ready, adm.o.valid, adm.o.ready, adm.o.payload, adm.dispatch, adm.dispatch_charge)
+            ctx.set(bus.w_en, 0)
             if dispatch:
                 charges.append(charge)
             if offer and i_ready:
@@ -161,6 +172,19 @@ class Bench:
         self.charges += want_charges
         self.decisions += len(descs)
         return expected
+
+    async def commit(self, ctx, tick=True):
+        """TICK (unless ``tick`` is false) and COMMIT, then wait until the COMMIT has applied
+        (CTRL.WINDOW bit 0 low): it waits for the drain and for the last window's bits to be
+        cleared, and this harness does not hold the input while it waits as the core does."""
+        if tick:
+            await self.write(ctx, reg("CTRL", "WINDOW"), C["WINDOW_TICK"])
+        await self.write(ctx, reg("CTRL", "WINDOW"), C["WINDOW_COMMIT"])
+        await self.wait_window(ctx)
+
+    async def wait_window(self, ctx):
+        while (await self.read(ctx, reg("CTRL", "WINDOW"))) & 1:
+            pass
 
     async def configure(self, ctx, scheduler, *, base, grant, lend, burst=(), pool=(0,) * 4, glob=(0,) * 4):
         """A TICK/COMMIT window with these levels (vectors: per tenant, or one for all)."""
@@ -477,6 +501,83 @@ def test_exhaustion_back_to_back(bg_model, case, sink):
     admitted = sum(b.sources.get(s, 0) for s in ("OWN", "BORROW", "RESERVED"))
     print("SRC", case, b.sources)
     assert admitted >= 10 and b.sources.get("DEFER", 0) >= 10, b.sources
+
+
+def test_window_bits_hazards(bg_model):
+    """Whether a tenant's word is of this window (its window bit, issue 22 rounds 12 and 14)
+    at the edges where the bit and the word part: the first I/Os of a tenant or lender in a
+    window (every word stale) at distances 1 to 4 on consecutive cycles, with the output
+    held at random; a COMMIT that applies in the cycle after the window's last decision
+    (whose bit is set in that cycle); windows shorter than the bits' clear after a COMMIT
+    (an empty window, tenants in the bank's last words); and a GRANT write, which
+    materializes a stale word, while a descriptor of that tenant waits in A3. Every
+    tenant's grant is spent in two or three I/Os, so a word taken as refilled when it was
+    charged (or the reverse) changes a decision. Catches the bit's read missing the write
+    of the cycle before, a waiting A3 not taking the write its forward flag took, the set
+    of a COMMIT's cycle landing in the new window's bank, and a COMMIT that does not wait
+    for the clear."""
+    T = 64
+    b = Bench(bg_model, T, seed=13)
+    lenders = (61, 63)
+    pick = (0, 1, 2, 33, 61, 62, 63)  # 62, 63: the last word the clear reaches
+    grant = vec(6000)
+
+    async def held_grant_write(ctx, x, y):
+        """x, x, y, z with the output held: y waits in A3 while its GRANT is rewritten."""
+        adm = b.adm
+        descs = [b.desc(x, queue=0, size=100), b.desc(x, queue=0, size=100), b.desc(y, queue=0, size=100),
+                 b.desc(0, queue=0, size=100)]
+        expected = [b.model.io(**d) for d in descs]
+        ctx.set(adm.o.ready, 0)
+        for d, e in zip(descs, expected):
+            ctx.set(adm.i.payload, AdmissionInput.const({"desc": d, "cost": list(e["cost"]), "hot": int(e["hot"])}))
+            ctx.set(adm.i.valid, 1)
+            while not (await ctx.tick().sample(adm.i.ready))[2]:
+                pass
+        ctx.set(adm.i.valid, 0)
+        for _ in range(6):
+            await ctx.tick()
+        for d in range(DIMS):
+            await b.write(ctx, reg("TENANT", "GRANT", y * DIMS + d), 0 if d % 2 else 10**6)
+        for _ in range(3):
+            await ctx.tick()
+        got = []
+        ctx.set(adm.o.ready, 1)
+        while len(got) < len(descs):
+            _, _, o_valid, o_payload = await ctx.tick().sample(adm.o.valid, adm.o.payload)
+            if o_valid:
+                got.append(o_payload)
+        for n, (out, want) in enumerate(zip(got, expected)):
+            assert (out["tenant"], out["source"]) == (want["tenant"], want["source"]), \
+                f"held descriptor {n}: RTL tenant {out['tenant']} source {out['source']}, model {want}"
+        for d in range(DIMS):  # back to the grant every other window starts from
+            await b.write(ctx, reg("TENANT", "GRANT", y * DIMS + d), grant[d])
+
+    async def body(ctx):
+        # RES_BASE 9000: a tenant past its grant borrows about once, so its usage decides too.
+        await b.configure(ctx, C["SCHED_BIOS"], base=vec(9000), grant=grant,
+                          lend=[vec(8000) if t in lenders else vec(0) for t in range(T)], burst=lenders)
+        for window in range(20):
+            some = b.rng.sample(pick, 3)
+            descs = [b.desc(b.rng.choice(some), queue=b.rng.choice((0, 3)), size=100) for _ in range(14)]
+            commit = window % 3 != 2
+            if commit:  # the last COMMIT's clear done, so this one applies right after the stream
+                for _ in range(40):
+                    await ctx.tick()
+            await b.stream(ctx, descs, sink=("always", "random")[window % 2], commit=commit)
+            if commit:
+                await b.wait_window(ctx)
+            else:
+                await b.check_regs(ctx, tenants=pick)  # the words as the window leaves them
+                await b.commit(ctx)
+            if window % 4 == 1:  # an empty window, committed before the clear is through
+                await b.commit(ctx, tick=False)
+            if window % 6 == 3:
+                await held_grant_write(ctx, b.rng.choice((0, 1)), b.rng.choice((2, 33, 62)))
+                await b.commit(ctx)
+        await b.check_regs(ctx, tenants=pick)
+    run(b, body)
+    assert b.sources.get("OWN", 0) > 0 and b.sources.get("BORROW", 0) > 0 and b.sources.get("DEFER", 0) > 0
 
 
 def test_constructor_checks():
