@@ -527,13 +527,17 @@ async def differential(dut, events, source, sink):
     if events < 5000:
         return  # too short a run to promise every case
     for case in ("source OWN", "source BORROW", "source RESERVED", "source DEFER", "source DEFER_EGRESS",
-                 "source DEFER_BUFFER", "scheduler BIOS", "back-to-back same tenant", "out-of-order completions",
+                 "source DEFER_BUFFER", "scheduler BIOS", "back-to-back same tenant",
                  "bad completions offered", "TICK with descriptors in flight", "completion and descriptor in one cycle",
                  "hot", "prefill", "re-offer", "hot re-offer"):
         assert tb.cov[case] > 0, f"the stream never hit {case!r}: {dict(tb.cov)}"
     if events >= 20000:
+        # Out-of-order completions need two admitted descriptors outstanding at a completion;
+        # make test's 7500 events at RANDOM_SEED 1795983481 (source=mix, sink=always) never had
+        # them (673 completions, each alone). make test covers them on purpose in
+        # completion_order_hazards (at least 50); the long runs must still hit them here.
         for case in ("scheduler BASE", "scheduler WILD", "scheduler DUALBUCKET", "back-to-back same lender",
-                     "lb policy 0", "lb policy 3"):
+                     "lb policy 0", "lb policy 3", "out-of-order completions"):
             assert tb.cov[case] > 0, f"the stream never hit {case!r}: {dict(tb.cov)}"
     if sink != "always":
         assert tb.cov["backpressure cycles"] > 0
@@ -722,7 +726,7 @@ async def completion_order_hazards(dut):
     await tb.window([])  # COMPLETIONS, BAD_COMPLETIONS, LB.OUT_IOS, BPOOL.HELD
     tb.summary()
     for case in ("source OWN", "source DEFER_EGRESS", "completion behind a descriptor in flight",
-                 "consecutive completions of one sequence number", "backpressure cycles"):
+                 "consecutive completions of one sequence number", "backpressure cycles", "out-of-order completions"):
         assert tb.cov[case] >= 50, f"{case!r} only {tb.cov[case]} times: {dict(tb.cov)}"
     if n > 1 << 16:
         assert tb.cov["completion just past the wrap, two descriptors before it in flight"] >= 4, dict(tb.cov)
