@@ -314,9 +314,7 @@ std::size_t Engine::offer_locked(std::vector<Request *> &rs, bool from_window, s
         std::lock_guard<std::mutex> g(sa_mu_);
         // The stages run in time order: first every event due before these admissions.
         const std::uint64_t t = std::max(now_ns(), model_now_);
-        const std::size_t before = ready.size();
-        advance_locked(t, ready);
-        answered_passing_ += ready.size() - before;
+        advance_locked(t, ready, answered_passing_);
         for (Request *r : admitted) {
             r->admit_ns = t;
             r->released = r->work_done = false;
@@ -344,7 +342,7 @@ std::size_t Engine::offer_locked(std::vector<Request *> &rs, bool from_window, s
 }
 
 // Runs every stage event due by `now` in (time, kind, tag) order, each at its own time.
-void Engine::advance_locked(std::uint64_t now, std::vector<Request *> &ready)
+void Engine::advance_locked(std::uint64_t now, std::vector<Request *> &ready, std::uint64_t &answered)
 {
     while (!heap_.empty() && heap_.front().t <= now) {
         std::pop_heap(heap_.begin(), heap_.end(), std::greater<>{});
@@ -363,7 +361,7 @@ void Engine::advance_locked(std::uint64_t now, std::vector<Request *> &ready)
             const std::uint64_t sent = sa_->swl_done(e.t, id, true);
             if (sent <= now) {
                 if (r)
-                    release_locked(r, sent, ready);
+                    release_locked(r, sent, ready, answered);
             } else {
                 if (r)
                     r->next_ns = sent;
@@ -374,13 +372,13 @@ void Engine::advance_locked(std::uint64_t now, std::vector<Request *> &ready)
         }
         default:
             if (r)
-                release_locked(r, e.t, ready);
+                release_locked(r, e.t, ready, answered);
             break;
         }
     }
 }
 
-void Engine::release_locked(Request *r, std::uint64_t t, std::vector<Request *> &ready)
+void Engine::release_locked(Request *r, std::uint64_t t, std::vector<Request *> &ready, std::uint64_t &answered)
 {
     r->released = true;
     r->release_ns = t;
@@ -389,7 +387,13 @@ void Engine::release_locked(Request *r, std::uint64_t t, std::vector<Request *> 
         sa_->complete(r->tag, true);
         in_sa_[r->tag] = nullptr;
         ready.push_back(r);
+        answered++;
     }
+}
+
+std::uint64_t Engine::pace_at_locked() const
+{
+    return waiting_ > 0 && !heap_.empty() ? std::max(heap_.front().t, pacer_last_ + kPaceTickNs) : kNever;
 }
 
 void Engine::arm_pacer_locked(std::uint64_t t)
@@ -416,8 +420,7 @@ void Engine::work_done(Request *r)
     }
     std::vector<Request *> ready;
     std::unique_lock<std::mutex> g(sa_mu_);
-    advance_locked(now_ns(), ready);
-    answered_passing_ += ready.size();
+    advance_locked(now_ns(), ready, answered_passing_);
     // r's own next stage event is close (it is being served, not queued): waiting here for it
     // costs less than the pacer's wake-up. (work_done stays false meanwhile, so nobody else
     // answers r under our feet.)
@@ -425,9 +428,7 @@ void Engine::work_done(Request *r)
         g.unlock();
         sched_yield();
         g.lock();
-        const std::size_t before = ready.size();
-        advance_locked(now_ns(), ready);
-        answered_passing_ += ready.size() - before;
+        advance_locked(now_ns(), ready, answered_passing_);
     }
     r->work_done = true;
     if (r->released || pacer_stopped_) {
@@ -441,7 +442,7 @@ void Engine::work_done(Request *r)
     // The pacer sleeps more than a tick past the next event while I/Os wait: move its timer
     // earlier (one system call; the pacer is not woken to plan again).
     if (waiting_ > 0 && !heap_.empty() && pacer_wake_ != 0 && heap_.front().t + kPaceTickNs < pacer_wake_)
-        arm_pacer_locked(std::max(heap_.front().t, pacer_last_ + kPaceTickNs));
+        arm_pacer_locked(pace_at_locked());
     g.unlock();
     for (Request *q : ready)
         finish(q, q->error);
@@ -454,16 +455,15 @@ void Engine::pacer_loop()
     std::unique_lock<std::mutex> g(sa_mu_);
     while (!stop_.load()) {
         ready.clear();
-        advance_locked(now_ns(), ready);
+        advance_locked(now_ns(), ready, answered_pacer_);
         if (!ready.empty()) {
-            answered_pacer_ += ready.size();
             g.unlock();
             for (Request *q : ready)
                 finish(q, q->error);
             g.lock();
             continue;
         }
-        arm_pacer_locked(waiting_ > 0 && !heap_.empty() ? std::max(heap_.front().t, pacer_last_ + kPaceTickNs) : kNever);
+        arm_pacer_locked(pace_at_locked());
         g.unlock();
         // Until the timer fires: at the time planned here, or earlier if a thread moved it
         // (work_done), or at once when stopping. Idle (disarmed), until a request waits.

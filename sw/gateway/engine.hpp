@@ -182,8 +182,12 @@ private:
     void backend_loop();
     void work(Request &r);          // the store operation; sets r.error
     void work_done(Request *r);     // answers r now, or once the stages release it
-    void advance_locked(std::uint64_t now, std::vector<Request *> &ready);  // sa_mu_ held
-    void release_locked(Request *r, std::uint64_t t, std::vector<Request *> &ready);
+    // sa_mu_ held. `answered`: the counter (answered_*_) of the thread that answers what it releases.
+    void advance_locked(std::uint64_t now, std::vector<Request *> &ready, std::uint64_t &answered);
+    void release_locked(Request *r, std::uint64_t t, std::vector<Request *> &ready, std::uint64_t &answered);
+    // sa_mu_ held: when the pacer should next wake (the next stage event, at least a tick after its
+    // last wake-up; kNever while no request waits for it).
+    std::uint64_t pace_at_locked() const;
     // sa_mu_ held: the pacer's timer to fire at `t` (virtual ns; kNever: disarmed). No wake-up
     // for the pacer unless t has passed.
     void arm_pacer_locked(std::uint64_t t);
